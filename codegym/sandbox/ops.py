@@ -1,0 +1,93 @@
+"""File, archive and snapshot operations that every executor-backed sandbox shares.
+
+A backend supplies `_client()` (a live `ExecutorClient`), `_recover(why)` and `config`;
+this mixin turns the executor's ops into the `Sandbox` protocol's methods.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+
+from .base import SandboxError
+from .client import ExecutorGone
+
+_MAPPED_ERRORS = {
+    "FileNotFoundError": FileNotFoundError,
+    "IsADirectoryError": IsADirectoryError,
+    "NotADirectoryError": NotADirectoryError,
+    "PermissionError": PermissionError,
+}
+
+
+class ExecutorOps:
+    def _op(self, header: dict, payload: bytes = b"", timeout: float = 120.0) -> bytes:
+        try:
+            reply, out = self._client().call(header, payload, timeout=timeout)
+        except ExecutorGone as exc:
+            self._recover(str(exc))
+            raise SandboxError(
+                f"The sandbox's executor stopped during {header['op']!r} ({exc}); it was "
+                "restarted, retry the operation."
+            ) from exc
+        if not reply.get("ok"):
+            error = reply.get("error", "unknown error")
+            exc_type = _MAPPED_ERRORS.get(reply.get("kind", ""))
+            if exc_type is not None:
+                raise exc_type(error)
+            raise SandboxError(f"{header['op']} failed inside the sandbox: {error}")
+        return out
+
+    def _abs(self, path: str) -> str:
+        return path if path.startswith("/") else os.path.join(self.workdir, path)
+
+    def read_file(self, path: str) -> bytes:
+        return self._op({"op": "read", "path": self._abs(path)})
+
+    def write_file(self, path: str, data: bytes | str, mode: int = 0o644) -> None:
+        if isinstance(data, str):
+            data = data.encode()
+        self._op({"op": "write", "path": self._abs(path), "mode": mode}, data)
+
+    def upload(self, src: bytes | str | os.PathLike, dest: str | None = None, clean: bool = False) -> None:
+        """Extract a tar archive (bytes) or copy a host directory into `dest` (default workdir).
+
+        With `clean`, `dest` is emptied first.
+        """
+        if not isinstance(src, (bytes, bytearray)):
+            src = tar_directory(src)
+        self._op({"op": "upload", "dest": self._abs(dest or self.workdir), "clean": clean}, bytes(src))
+
+    def download(self, path: str) -> bytes:
+        return self._op({"op": "download", "path": self._abs(path)})
+
+    def snapshot(self, paths: list[str] | None = None) -> bytes:
+        """A tar of `paths` (default: the workdir); `restore` empties them and unpacks it."""
+        return self._op({"op": "snapshot", "paths": [self._abs(p) for p in (paths or [self.workdir])]})
+
+    def restore(self, snapshot: bytes) -> None:
+        self._op({"op": "restore"}, snapshot)
+
+    def reset(self, wipe: list[str] | tuple[str, ...] | None = None) -> None:
+        """Kill every process the agent left behind and empty the scratch directories."""
+        dirs = list(self.config.scratch_dirs if wipe is None else wipe)
+        self._op({"op": "reset", "wipe": dirs})
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def tar_directory(path: str | os.PathLike) -> bytes:
+    """A tar of a host directory's contents (names relative to it)."""
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        raise SandboxError(f"upload: {path!r} is not a directory or a tar archive")
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name in sorted(os.listdir(path)):
+            tar.add(os.path.join(path, name), arcname=name)
+    return buf.getvalue()
