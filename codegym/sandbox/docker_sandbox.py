@@ -89,6 +89,7 @@ class DockerSandbox(ExecutorOps):
                 working_dir=config.workdir,
                 labels=owner_labels(labels),
                 auto_remove=True,
+                tmpfs=_tmpfs_mounts(config),
             )
         except Exception as exc:
             raise SandboxError(
@@ -183,6 +184,13 @@ class DockerSandbox(ExecutorOps):
 
     def __repr__(self) -> str:
         return f"DockerSandbox({self.container.short_id}, image={self.container.attrs['Config']['Image']!r})"
+
+
+def _tmpfs_mounts(config: SandboxConfig) -> dict[str, str]:
+    if not config.tmpfs_workdir:
+        return {}
+    opts = f"rw,exec,nosuid,nodev,size={config.tmpfs_size},uid=1000,gid=1000,mode=0755"
+    return {config.workdir: opts, "/tmp": opts.replace("0755", "1777")}
 
 
 def _remove_quietly(container) -> None:
