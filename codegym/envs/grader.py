@@ -1,0 +1,80 @@
+"""Grading in a pristine sandbox that the agent never touched.
+
+    grader = SandboxGrader(pool)
+    diff = grader.agent_diff(agent_sandbox, task)     # git diff against base_commit
+    result = grader.grade(task, diff)                 # hidden tests run only now
+
+The agent's diff is taken from its sandbox with a private git index; then a fresh sandbox
+from the pool gets the task's workspace, the diff, and the hidden tests, and runs the
+grading script of `codegym.tasks.grading` (test files and pytest configuration reset to
+`base_commit`, listed node ids only, outcomes read per test from JUnit XML).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from codegym.sandbox import Sandbox, SandboxPool
+from codegym.tasks.grading import (
+    GRADE_DIR,
+    GradeResult,
+    build_diff_script,
+    build_grading_script,
+    grade,
+    parse_junit_xml,
+)
+from codegym.tasks.task import Task
+from codegym.tasks.workspace import workspace_archive
+
+_DIFF_PATH = "/tmp/codegym-agent.diff"
+_WORKSPACES: dict[str, bytes] = {}
+
+
+def workspace_bytes(task: Task) -> bytes:
+    """The task's scrubbed workspace tar, read once per process."""
+    key = f"{task.instance_id}@{task.base_commit}"
+    if key not in _WORKSPACES:
+        _WORKSPACES[key] = workspace_archive(task).read_bytes()
+    return _WORKSPACES[key]
+
+
+@dataclass
+class Grade:
+    result: GradeResult
+    log: str
+    seconds: float
+    outcomes: dict[str, str] = field(default_factory=dict)
+
+
+class SandboxGrader:
+    def __init__(self, pool: SandboxPool, timeout_s: float = 600.0):
+        self.pool = pool
+        self.timeout_s = timeout_s
+
+    def agent_diff(self, sandbox: Sandbox, task: Task) -> str:
+        """The agent's changes against `base_commit` (new files included, bytecode not)."""
+        r = sandbox.exec(build_diff_script(task.base_commit, task.workdir, _DIFF_PATH), timeout=120)
+        if r.exit_code != 0:
+            # A broken repository (e.g. the agent deleted .git) cannot give a diff: nothing is graded.
+            return ""
+        return sandbox.read_file(_DIFF_PATH).decode("utf-8", errors="surrogateescape")
+
+    def grade(self, task: Task, agent_diff: str) -> Grade:
+        t0 = time.monotonic()
+        sandbox = self.pool.acquire(workspace_bytes(task))
+        try:
+            sandbox.write_file(f"{GRADE_DIR}/agent.diff", agent_diff.encode("utf-8", errors="surrogateescape"))
+            sandbox.write_file(f"{GRADE_DIR}/test.diff", task.test_patch)
+            sandbox.write_file(f"{GRADE_DIR}/grade.sh",
+                               build_grading_script(task, python="python3", timeout_s=self.timeout_s))
+            r = sandbox.exec(f"bash {GRADE_DIR}/grade.sh", timeout=self.timeout_s + 30, workdir=task.workdir)
+            try:
+                xml = sandbox.read_file(f"{GRADE_DIR}/junit.xml")
+            except FileNotFoundError:
+                xml = None
+            outcomes = parse_junit_xml(xml, task.tests_to_run())
+            result = grade(task, outcomes, r.output)
+            return Grade(result, r.output, time.monotonic() - t0, dict(outcomes))
+        finally:
+            self.pool.release(sandbox)

@@ -1,0 +1,40 @@
+"""Registered Gymnasium ids, each with the anti-hack guards on by default.
+
+    gym.make("codegym/Toy-v0")
+    gym.make("codegym/RepoFix-v0", max_turns=20, backend="docker")
+    gym.make("codegym/Tasks-v0", tasks="my_tasks.jsonl")
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+ENV_IDS = {
+    "codegym/HumanEval-v0": "humaneval",
+    "codegym/RepoFix-v0": "repofix",
+    "codegym/Toy-v0": "toy",
+    "codegym/Tasks-v0": None,
+}
+
+
+def make_coding_env(tasks: Any = None, **kwargs: Any) -> gym.Env:
+    """A `CodingEnv` wrapped with the default wrappers (see `codegym.envs.wrappers`)."""
+    from .env import CodingEnv
+    from .wrappers import apply_default_wrappers
+
+    if tasks is None:
+        raise ValueError("codegym/Tasks-v0 needs tasks=<path to a JSONL file or a suite name>")
+    wrapper_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _WRAPPER_KWARGS}
+    return apply_default_wrappers(CodingEnv(tasks, **kwargs), **wrapper_kwargs)
+
+
+_WRAPPER_KWARGS: set[str] = set()
+
+
+def register_envs() -> None:
+    for env_id, suite in ENV_IDS.items():
+        if env_id not in gym.registry:
+            gym.register(env_id, entry_point="codegym.envs.registration:make_coding_env",
+                         kwargs={} if suite is None else {"tasks": suite})

@@ -1,0 +1,69 @@
+"""Tool-call parsing: every accepted format, and precise errors for malformed calls."""
+
+from __future__ import annotations
+
+import pytest
+
+from codegym.antihack.types import ToolCall
+from codegym.envs.parsing import format_tool_call, parse_any, parse_bash_block, parse_hermes, parse_json
+from codegym.envs.tools import validate_call
+
+
+def test_hermes_with_surrounding_thoughts():
+    text = 'Let me look.\n<tool_call>\n{"name": "view", "arguments": {"path": "a.py"}}\n</tool_call>'
+    assert parse_any(text).calls == [ToolCall("view", {"path": "a.py"})]
+
+
+def test_hermes_arguments_as_json_string():
+    text = '<tool_call>{"name": "bash", "arguments": "{\\"command\\": \\"ls\\"}"}</tool_call>'
+    assert parse_hermes(text).calls == [ToolCall("bash", {"command": "ls"})]
+
+
+@pytest.mark.parametrize("text", [
+    '{"name": "bash", "arguments": {"command": "ls"}}',
+    '```json\n{"function": {"name": "bash", "arguments": "{\\"command\\": \\"ls\\"}"}}\n```',
+    '{"tool_calls": [{"type": "function", "function": {"name": "bash", "arguments": {"command": "ls"}}}]}',
+])
+def test_openai_style_json(text):
+    assert parse_json(text).calls == [ToolCall("bash", {"command": "ls"})]
+    assert parse_any(text).calls == [ToolCall("bash", {"command": "ls"})]
+
+
+def test_fenced_bash_block():
+    text = "I'll run the tests.\n```bash\npython -m pytest -q\n```"
+    assert parse_bash_block(text).calls == [ToolCall("bash", {"command": "python -m pytest -q"})]
+    assert parse_any(text).calls == [ToolCall("bash", {"command": "python -m pytest -q"})]
+
+
+def test_round_trip_of_the_rendered_format():
+    call = ToolCall("str_replace", {"path": "x.py", "old_str": "a\n", "new_str": "é 🐛"})
+    assert parse_any(format_tool_call(call)).calls == [call]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("just chatting, no call", "no tool call found"),
+    ('<tool_call>{"name": "bash", "arguments": {"command": "ls"}', "not closed"),
+    ('<tool_call>{"name": "bash", "arguments": {"command": "ls"</tool_call>', "invalid JSON"),
+    ('<tool_call>{"arguments": {}}</tool_call>', 'no "name"'),
+    ('<tool_call>["bash"]</tool_call>', "must be a JSON object"),
+    ('<tool_call>{"name": "bash", "arguments": "not json"}</tool_call>', "not JSON"),
+    ('{"name": "bash", "arguments": [1, 2]}', "must be an object"),
+])
+def test_malformed_calls_say_what_is_wrong(text, message):
+    result = parse_any(text)
+    assert not result.ok and message in result.error
+
+
+@pytest.mark.parametrize("call, message", [
+    (ToolCall("rm_rf", {}), "unknown tool"),
+    (ToolCall("bash", {}), "missing required argument(s) command"),
+    (ToolCall("view", {"path": "a", "line": 3}), "unknown argument(s) line"),
+    (ToolCall("bash", {"command": ["ls"]}), "must be string"),
+    (ToolCall("view", {"path": "a", "start_line": "x"}), "must be integer"),
+])
+def test_schema_validation(call, message):
+    assert message in validate_call(call)
+
+
+def test_quoted_integers_are_accepted():
+    assert validate_call(ToolCall("view", {"path": "a", "start_line": "3"})) is None
