@@ -19,7 +19,9 @@ images_app = typer.Typer(help="Sandbox images.", no_args_is_help=True)
 sandbox_app = typer.Typer(help="Sandboxes and their containers.", no_args_is_help=True)
 app.add_typer(images_app, name="images")
 app.add_typer(sandbox_app, name="sandbox")
-console = Console()
+tasks_app = typer.Typer(help="Task suites.", no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
+console = Console(soft_wrap=True)
 
 
 def _client():
@@ -50,9 +52,14 @@ def images_list() -> None:
     """List codegym images in the local engine."""
     from codegym.sandbox.images import list_images
 
+    rows = [(r["tag"], r["id"], f"{r['size_mb']:.0f}", str(r["created"])[:19]) for r in list_images(_client())]
+    if not console.is_terminal:  # plain lines for pipes and scripts
+        for row in rows:
+            print("\t".join(row))
+        return
     table = Table("tag", "id", "size (MB)", "created")
-    for row in list_images(_client()):
-        table.add_row(row["tag"], row["id"], f"{row['size_mb']:.0f}", str(row["created"])[:19])
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
 
 
@@ -82,6 +89,56 @@ def doctor() -> None:
         table.add_row(check.name, status, check.detail if check.ok else check.fix)
     console.print(table)
     raise typer.Exit(0 if ok else 1)
+
+
+@tasks_app.command("validate")
+def tasks_validate(
+    suite: str = typer.Argument(..., help="A built-in suite (humaneval, repofix, toy) or a JSONL path."),
+    backend: str = typer.Option("auto", help="Sandbox backend: docker, local or auto."),
+    workers: int = typer.Option(4, help="Episodes in parallel."),
+    limit: int = typer.Option(None, help="Only the first N tasks."),
+) -> None:
+    """Check every task: the reference solution scores 1, an immediate submit scores 0."""
+    from codegym.evaluation import validate_suite
+
+    report = validate_suite(suite, backend=backend, workers=workers, progress=True, limit=limit)
+    for task_id, why in report.failures:
+        console.print(f"[red]FAIL[/red] {task_id}: {why}")
+    console.print(f"{suite}: {report.n_tasks - len({t for t, _ in report.failures})}/{report.n_tasks} tasks valid "
+                  f"({report.seconds:.0f} s)")
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@tasks_app.command("list")
+def tasks_list(suite: str = typer.Argument(..., help="A built-in suite or a JSONL path.")) -> None:
+    """List the tasks of a suite."""
+    from codegym.tasks.loader import load_tasks
+
+    table = Table("instance_id", "FAIL_TO_PASS", "PASS_TO_PASS", "visible tests")
+    for t in load_tasks(suite):
+        table.add_row(t.instance_id, str(len(t.FAIL_TO_PASS)), str(len(t.PASS_TO_PASS)), str(len(t.visible_tests)))
+    console.print(table)
+
+
+@app.command("eval")
+def eval_cmd(
+    agent: str = typer.Option("oracle", help="oracle, submit, or redteam."),
+    suite: str = typer.Option("toy", help="A built-in suite or a JSONL path."),
+    out: str = typer.Option(None, help="Directory for episodes.jsonl and summary.json."),
+    n: int = typer.Option(1, help="Episodes per task."),
+    workers: int = typer.Option(4, help="Episodes in parallel."),
+    limit: int = typer.Option(None, help="Only the first N tasks."),
+    max_turns: int = typer.Option(30, help="Turns per episode."),
+) -> None:
+    """Evaluate an agent on a suite: pass rate, and per-episode JSONL with --out."""
+    from codegym.evaluation import evaluate
+
+    summary = evaluate(agent, suite, out, n_per_task=n, workers=workers, limit=limit,
+                       env_kwargs={"max_turns": max_turns})
+    table = Table("metric", "value")
+    for key, value in summary.items():
+        table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+    console.print(table)
 
 
 @app.command()

@@ -129,6 +129,7 @@ class CodingEnv(gym.Env):
         self.sandbox: Sandbox | None = None
         self.task: Task | None = None
         self.messages: list[dict[str, Any]] = []
+        self.last_state_key = "unknown"
         self._done = True
 
     # ---- plumbing --------------------------------------------------------------------------
@@ -235,6 +236,8 @@ class CodingEnv(gym.Env):
             terminated = stop in ("submitted", "parse_error_limit")
             truncated = not terminated
             info["timing"] = dict(self.timing)  # only at the end: steps stay deterministic (check_env)
+        elif error is not None:
+            info["state_key"] = self.last_state_key  # nothing ran: the state is unchanged
         else:
             info["state_key"] = self._safe_state_key(info)
         return copy.deepcopy(self.messages), reward, terminated, truncated, info
@@ -268,7 +271,8 @@ class CodingEnv(gym.Env):
     def _state_key(self) -> str:
         t0 = time.monotonic()
         try:
-            return self.state_key_fn(self)
+            self.last_state_key = self.state_key_fn(self)
+            return self.last_state_key
         finally:
             self.timing["state_key_s"] += time.monotonic() - t0
 
@@ -320,7 +324,8 @@ class CodingEnv(gym.Env):
                            time.monotonic() - self.started, self.last_tool_output,
                            self.sandbox.snapshot([self.task.workdir]),
                            extra={"history": copy.deepcopy(self.history), "hack_events": copy.deepcopy(self.hack_events),
-                                  "extra_rewards": dict(self.extra_rewards), "timing": dict(self.timing)})
+                                  "extra_rewards": dict(self.extra_rewards), "timing": dict(self.timing),
+                                  "last_state_key": self.last_state_key})
 
     def restore(self, snap: EnvSnapshot) -> None:
         """Continue the snapshotted episode in this env (any instance with the same task)."""
@@ -339,6 +344,7 @@ class CodingEnv(gym.Env):
         self.extra_rewards = dict(snap.extra.get("extra_rewards", {"hack_penalty": 0.0}))
         self.timing = dict(snap.extra.get("timing", {"reset_s": 0.0, "exec_s": 0.0, "grade_s": 0.0,
                                                      "state_key_s": 0.0}))
+        self.last_state_key = snap.extra.get("last_state_key", "unknown")
         self.pending_events = []
         self._done = False
 

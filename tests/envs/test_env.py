@@ -85,8 +85,7 @@ def test_malformed_calls_cost_a_turn_and_never_touch_the_sandbox(env):
     calls = []
     real_exec = env.sandbox.exec
     env.sandbox.exec = lambda *a, **k: calls.append(a) or real_exec(*a, **k)
-    state = env.state_key_fn
-    env.state_key_fn = lambda e: "fixed"  # the state key itself runs a command; not under test here
+    key = env.last_state_key
     for bad, message in [("no call here", "no tool call found"),
                          ('<tool_call>{"name": "bash"</tool_call>', "invalid JSON"),
                          (call("bash"), "missing required argument"),
@@ -94,8 +93,8 @@ def test_malformed_calls_cost_a_turn_and_never_touch_the_sandbox(env):
         obs, reward, term, trunc, info = env.step(bad)
         assert message in info["parse_error"] and info["new_messages"][-1]["role"] == "user"
         assert info["new_messages"][-1]["content"].startswith("Error:") and info["tool_call"] is None
+        assert info["state_key"] == key
     assert calls == [] and env.turn == 4
-    env.state_key_fn = state
     env.sandbox.exec = real_exec
 
 
