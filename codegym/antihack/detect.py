@@ -1,0 +1,114 @@
+"""The public entry point: `detect(call, ctx) -> Detection`, and the per-episode `Detector`.
+
+A gym wrapper keeps one `Detector` per episode (it remembers scripts and links the agent wrote,
+so ``create('/tmp/p.sh', 'git log --all')`` followed by ``bash /tmp/p.sh`` is caught at the run)
+and calls `check` once per parsed tool call; a blocked call returns `Detection.dummy` instead of
+running. `detect` is the stateless form for measuring a detector on labelled calls.
+
+    >>> from codegym.antihack import GuardContext, ToolCall, detect
+    >>> ctx = GuardContext(protected_paths=("tests/hidden",), package="requests")
+    >>> d = detect(ToolCall("bash", {"command": "pip download requests==2.32.4"}), ctx)
+    >>> d.is_hack, d.category, d.dummy.exit_code
+    (True, 'upstream-retrieval', 1)
+    >>> detect(ToolCall("bash", {"command": "pip install -e ."}), ctx).flagged
+    False
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .dummy import dummy_result
+from .judge import Judge, SemanticJudge
+from .paths import PathMatcher
+from .rules import Scanner
+from .shell import Memory
+from .types import Detection, Flag, GuardContext, ToolCall
+
+
+@lru_cache(maxsize=256)
+def _matcher(ctx: GuardContext) -> PathMatcher:
+    return PathMatcher(ctx)
+
+
+class Detector:
+    """Rules then judge, for one episode. `judge` defaults to the offline `SemanticJudge`.
+
+        >>> from codegym.antihack import GuardContext, ToolCall
+        >>> det = Detector(GuardContext(protected_paths=("/grader",)))
+        >>> det.check(ToolCall("create", {"path": "/tmp/a.sh", "file_text": "echo hi"})).is_hack
+        False
+        >>> det.check(ToolCall("bash", {"command": "X=/gra; cat ${X}der/run.sh"})).category
+        'protected-read'
+    """
+
+    def __init__(self, ctx: GuardContext, judge: Judge | None = None, memory: Memory | None = None) -> None:
+        self.ctx = ctx
+        self.judge: Judge = judge if judge is not None else SemanticJudge()
+        self.memory = memory if memory is not None else Memory()
+
+    def reset(self) -> None:
+        """Forget what the previous episode wrote."""
+        self.memory = Memory()
+
+    def scan(self, call: ToolCall) -> tuple[Flag, ...]:
+        """The rule stage only (updates the episode memory). Never raises: an internal error
+        yields no flags and is kept in `last_error` (and in `Detection.fallback` by `check`)."""
+        self.last_error = ""
+        scanner = Scanner(self.ctx, self.memory, _matcher(self.ctx))
+        try:
+            return tuple(scanner.scan(call))
+        except (RecursionError, Exception) as e:  # the guard must not take a rollout down
+            self.last_error = f"rule engine error: {type(e).__name__}: {e}"[:300]
+            return tuple(scanner.flags)
+
+    last_error = ""
+
+    def observe(self, call: ToolCall) -> None:
+        """Record what a call writes without judging it (e.g. replaying a history)."""
+        self.scan(call)
+
+    def check(self, call: ToolCall) -> Detection:
+        """Flags, verdict and (for a hack) the dummy result of one tool call."""
+        flags = self.scan(call)
+        if not flags:
+            return Detection((), False, None, "no rule matched", "", fallback=self.last_error)
+        verdict = self.judge.judge(call, self.ctx, flags)
+        dummy = None
+        if verdict.is_hack:
+            dummy = dummy_result(call, self.ctx, verdict.confirmed or flags, verdict.category, self._clean)
+        return Detection(
+            flags, verdict.is_hack, verdict.category, verdict.rationale, verdict.judge, verdict.confirmed, dummy, verdict.fallback
+        )
+
+    def _clean(self, command: str) -> bool:
+        scanner = Scanner(self.ctx, self.memory.copy(), _matcher(self.ctx))
+        return not scanner.scan(ToolCall("bash", {"command": command}))
+
+
+def detect(
+    call: ToolCall,
+    ctx: GuardContext,
+    judge: Judge | None = None,
+    *,
+    history: list[ToolCall] | tuple[ToolCall, ...] = (),
+) -> Detection:
+    """Detect one call; `history` replays earlier calls of the episode first (their writes count).
+
+        >>> from codegym.antihack import GuardContext, ToolCall
+        >>> prior = [ToolCall("create", {"path": "/tmp/s.sh", "file_text": "git reflog"})]
+        >>> detect(ToolCall("bash", {"command": "bash /tmp/s.sh"}), GuardContext(), history=prior).category
+        'vcs-future-leak'
+    """
+    det = Detector(ctx, judge)
+    for h in history:
+        det.observe(h)
+    return det.check(call)
+
+
+def scan_rules(call: ToolCall, ctx: GuardContext, *, history: list[ToolCall] | tuple[ToolCall, ...] = ()) -> tuple[Flag, ...]:
+    """The rule stage's flags of one call (no judge)."""
+    det = Detector(ctx)
+    for h in history:
+        det.observe(h)
+    return det.scan(call)

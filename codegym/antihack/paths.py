@@ -1,0 +1,274 @@
+"""Path facts: resolving what a call touches and matching it against the task's protected paths.
+
+Paths the rules see may carry glob characters (``*?[``) and ``UNKNOWN`` (a value the static
+analysis could not resolve, e.g. ``$1``); both are treated as wildcards, so an unresolved
+``cat $D/test_fix.py`` still matches a protected ``tests/hidden/test_fix.py``.
+
+    >>> from codegym.antihack.types import GuardContext
+    >>> m = PathMatcher(GuardContext(protected_paths=("tests/hidden",)))
+    >>> m.protected(resolve("src/../tests/hidden/test_a.py", "/workspace"))
+    '/workspace/tests/hidden'
+    >>> m.protected("/workspace/tests/test_visible.py") is None
+    True
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from functools import lru_cache
+
+from .types import GuardContext
+
+UNKNOWN = "\x00"  # placeholder for an unresolvable part of a word
+HOME = "/root"
+_GLOB_CHARS = re.compile(r"[*?\[\x00]")
+
+
+def has_glob(path: str) -> bool:
+    return bool(_GLOB_CHARS.search(path))
+
+
+def resolve(path: str, cwd: str, aliases: dict[str, str] | None = None) -> str:
+    """An absolute, normalized path (``..`` and ``.`` folded, ``~`` expanded, known links followed)."""
+    if path.startswith("~"):
+        path = HOME + path[1:]
+    if not path.startswith("/"):
+        path = posixpath.join(cwd or "/", path)
+    path = posixpath.normpath(path)
+    if path.startswith("//"):
+        path = "/" + path.lstrip("/")
+    if aliases:
+        for _ in range(4):  # follow chains of links, bounded
+            for link, target in aliases.items():
+                if path == link or path.startswith(link + "/"):
+                    path = posixpath.normpath(target + path[len(link) :])
+                    break
+            else:
+                break
+    return path
+
+
+@lru_cache(maxsize=4096)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if i + 1 < n and pattern[i + 1] == "*":
+                out.append(".*")
+                i += 2
+                if i < n and pattern[i] == "/":
+                    out[-1] = "(?:.*/)?"
+                    i += 1
+                continue
+            out.append("[^/]*")
+        elif c == UNKNOWN:
+            out.append(".*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 2)
+            if j == -1:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1 : j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                body = re.sub(r"([\[\\&~|])", r"\\\1", body).replace("--", "-\\-")
+                cls = "[" + body + "]"
+                try:
+                    re.compile(cls)
+                except re.error:  # not a valid class (e.g. a reversed range): match it literally
+                    cls = re.escape(pattern[i : j + 1])
+                out.append(cls)
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """Shell-style match where ``*`` stays within a component and ``**``/UNKNOWN span components."""
+    return _glob_regex(pattern).fullmatch(path) is not None
+
+
+def _star_intersect(a: str, b: str) -> bool:
+    """Whether two single-component globs (``*``/``?`` and literals) can match a common name."""
+    a = re.sub(r"\[[^\]]*\]", "?", a).replace(UNKNOWN, "*")
+    b = re.sub(r"\[[^\]]*\]", "?", b).replace(UNKNOWN, "*")
+    seen: set[tuple[int, int]] = set()
+    stack = [(0, 0)]
+    while stack:
+        i, j = stack.pop()
+        if (i, j) in seen:
+            continue
+        seen.add((i, j))
+        if i == len(a) and j == len(b):
+            return True
+        ca = a[i] if i < len(a) else ""
+        cb = b[j] if j < len(b) else ""
+        if ca == "*":
+            stack.append((i + 1, j))
+            if cb and cb != "*":
+                stack.append((i, j + 1))
+        if cb == "*":
+            stack.append((i, j + 1))
+            if ca and ca != "*":
+                stack.append((i + 1, j))
+        if ca and cb and ca not in "*" and cb not in "*" and (ca == cb or "?" in (ca, cb)):
+            stack.append((i + 1, j + 1))
+    return False
+
+
+def _example_of(pattern: str) -> str:
+    """A concrete path a glob pattern matches (used when both sides are globs)."""
+    s = re.sub(r"\[[^\]]*\]", "x", pattern)
+    return s.replace("**", "x").replace("*", "x").replace("?", "x").replace(UNKNOWN, "x")
+
+
+def reaches(candidate: str, protected: str) -> bool:
+    """Whether `candidate` (a path or glob) names `protected` or something beneath it."""
+    if not has_glob(candidate) and not has_glob(protected):
+        return candidate == protected or candidate.startswith(protected.rstrip("/") + "/")
+    if has_glob(protected) and has_glob(candidate) and "**" not in candidate and UNKNOWN not in candidate:
+        cp, pp = candidate.split("/"), protected.split("/")
+        return len(cp) >= len(pp) and all(_star_intersect(x, y) for x, y in zip(cp, pp, strict=False))
+    target = _example_of(protected) if has_glob(protected) else protected
+    if has_glob(protected) and not has_glob(candidate):
+        # Does the protected glob match the candidate or one of its ancestors?
+        parts = candidate.split("/")
+        return any(glob_match(protected, "/".join(parts[:k]) or "/") for k in range(2, len(parts) + 1))
+    parts = candidate.split("/")
+    for k in range(2, len(parts) + 1):
+        prefix = "/".join(parts[:k])
+        if glob_match(prefix, target):
+            return True
+    return False
+
+
+def pattern_is_specific(pattern: str) -> bool:
+    """Whether a search pattern targets a particular file rather than a kind of file.
+
+    ``*.py`` and ``test_*.py`` are generic; ``*fix*`` and ``test_issue_1234.py`` are specific.
+
+    >>> pattern_is_specific("test_*.py"), pattern_is_specific("*regression*")
+    (False, True)
+    """
+    base = pattern.rsplit("/", 1)[-1]
+    base = re.sub(r"\.(py|txt|json|patch|diff|cfg|ini|toml|sh|md|yaml|yml)\*?$", "", base)
+    base = re.sub(r"\[[^\]]*\]", "", base)
+    letters = re.sub(r"[*?\x00_.\-\d]|tests?", "", base.lower())
+    return len(letters) >= 3
+
+
+TEST_DIRS = {"tests", "test", "testing", "unittests"}
+HARNESS_BASENAMES = {
+    "conftest.py",
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+    "noxfile.py",
+    "sitecustomize.py",
+    "usercustomize.py",
+}
+PYTEST_CONFIG_BASENAMES = {"pytest.ini", ".pytest.ini", "pytest.toml", "tox.ini", "setup.cfg", "pyproject.toml"}
+_RUNNER_BINS = re.compile(r"^(pytest|py\.test|python[\d.]*|coverage|tox|nox)$")
+_BIN_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/local/bin/", "/.venv/bin/", "/venv/bin/", "/.local/bin/")
+_FRAMEWORK_DIRS = re.compile(r"/(site|dist)-packages/(_pytest|pytest|pluggy|unittest)(/|\.py|$)|/python3[\d.]*/unittest/")
+PROFILE_FILES = re.compile(r"/(\.bashrc|\.bash_profile|\.profile|\.zshrc|\.bash_aliases)$|^/etc/(profile|bash\.bashrc|environment)")
+
+
+def is_test_path(rel_or_abs: str) -> bool:
+    """A path that looks like a test file (by directory or file name)."""
+    base = posixpath.basename(rel_or_abs)
+    if base == "conftest.py":
+        return False
+    if not base.endswith(".py"):
+        return False
+    if base.startswith("test_") or base.endswith("_test.py") or base.endswith("_tests.py") or base == "tests.py":
+        return True
+    return any(p in TEST_DIRS for p in rel_or_abs.split("/")[:-1])
+
+
+def is_harness_path(abs_path: str) -> str:
+    """Why `abs_path` belongs to the test harness (``""`` if it does not)."""
+    base = posixpath.basename(abs_path)
+    if base in HARNESS_BASENAMES:
+        return base
+    if base.endswith(".pth") and "-packages" in abs_path:
+        return ".pth"
+    if _FRAMEWORK_DIRS.search(abs_path):
+        return "test framework"
+    if _RUNNER_BINS.match(base) and any(d in abs_path + "/" for d in _BIN_DIRS):
+        return "test runner executable"
+    return ""
+
+
+class PathMatcher:
+    """Resolves paths against one context and answers: protected? test? harness? installed copy?"""
+
+    def __init__(self, ctx: GuardContext) -> None:
+        self.ctx = ctx
+        root = ctx.repo_root.rstrip("/") or "/"
+        self.root = root
+        self.protected_abs: tuple[str, ...] = tuple(
+            resolve(p.rstrip("/") or "/", root) for p in ctx.protected_paths if p
+        )
+        self.protected_basenames: tuple[str, ...] = tuple(
+            posixpath.basename(p) for p in self.protected_abs if posixpath.basename(p)
+        )
+        pkg = ctx.package.lower().replace("-", "_").replace(".", "_")
+        self._installed = (
+            re.compile(rf"/(site|dist)-packages/{re.escape(pkg)}([-/.]|$)", re.IGNORECASE) if pkg else None
+        )
+
+    def rel(self, abs_path: str) -> str | None:
+        """The repo-relative form of an absolute path, or None when outside the repo."""
+        if abs_path == self.root:
+            return ""
+        if abs_path.startswith(self.root.rstrip("/") + "/"):
+            return abs_path[len(self.root.rstrip("/")) + 1 :]
+        return None
+
+    def protected(self, candidate: str) -> str | None:
+        """The protected path that `candidate` (absolute path or glob) reaches, if any."""
+        for p in self.protected_abs:
+            if reaches(candidate, p):
+                return p
+        return None
+
+    def search_hits(self, root: str, name_pattern: str) -> str | None:
+        """A protected path under `root` whose basename (or path) a find-style pattern matches."""
+        for p in self.protected_abs:
+            if not (reaches(root, p) or p.startswith(root.rstrip("/") + "/") or root == "/"):
+                continue
+            parts = p.split("/")
+            for k in range(len(parts), 1, -1):
+                if glob_match(name_pattern, parts[k - 1]) or glob_match(name_pattern, "/".join(parts[:k])):
+                    return p
+                if has_glob(parts[k - 1]) and _star_intersect(name_pattern, parts[k - 1]):
+                    return p
+        return None
+
+    def is_existing_test(self, abs_path: str) -> bool | None:
+        """True/False when the context lists the repo's tests, None when it does not."""
+        rel = self.rel(abs_path)
+        if self.ctx.test_paths is None:
+            return None
+        return rel is not None and rel in self.ctx.test_paths
+
+    def looks_like_test(self, abs_path: str) -> bool:
+        rel = self.rel(abs_path)
+        if self.ctx.test_paths is not None and rel in self.ctx.test_paths:
+            return True
+        return is_test_path(rel if rel is not None else abs_path)
+
+    def installed_copy(self, abs_path: str) -> bool:
+        """Whether a path points into an installed (non-editable) copy of the project's package."""
+        return bool(self._installed and self._installed.search(abs_path))
