@@ -1,8 +1,7 @@
 """State keys: which steps share an anchor state, for GiGPO's step-level groups.
 
-- `workspace` (default): a content hash of the repository's files — git's tree id of the
-  working tree (tracked and untracked, `.gitignore`d files and bytecode excluded), taken
-  with a private index so the agent's own index is untouched;
+- `workspace` (default): a content hash of the repository's files (names, modes, contents;
+  `.git`, `__pycache__` and bytecode excluded), computed by the sandbox's executor;
 - `observation`: a hash of the last tool output;
 - `both`: the two together;
 - a callable `(env) -> str` of your own.
@@ -11,27 +10,15 @@
 from __future__ import annotations
 
 import hashlib
-import shlex
 from collections.abc import Callable
 from typing import Any
 
 StateKeyFn = Callable[[Any], str]
 
-_TREE = ("export GIT_INDEX_FILE=/tmp/.codegym-state-index; rm -f $GIT_INDEX_FILE; "
-         "git -c core.hooksPath=/dev/null -c core.fsmonitor=false add -A -- . "
-         "':(exclude,glob)**/__pycache__/**' ':(exclude,glob)**/*.py[co]' >/dev/null 2>&1 && "
-         "git write-tree; rm -f $GIT_INDEX_FILE")
-
-
 def workspace_key(env: Any) -> str:
-    r = env.sandbox.exec(_TREE, timeout=60, workdir=env.task.workdir)
-    tree = r.stdout.strip()
-    if r.exit_code != 0 or not tree:
-        # No usable git repository (the agent removed it): hash the file listing and contents.
-        r = env.sandbox.exec(f"cd {shlex.quote(env.task.workdir)} && find . -type f -not -path './.git/*' "
-                             "-print0 | sort -z | xargs -0 -r sha1sum | sha1sum", timeout=60)
-        tree = "files:" + r.stdout.split()[0] if r.stdout else "unknown"
-    return "ws:" + tree
+    """A content hash of the repository's files (`.git`, `__pycache__` and bytecode excluded),
+    computed inside the sandbox in one round trip with per-file caching."""
+    return "ws:" + env.sandbox.tree_hash(env.task.workdir)[:32]
 
 
 def observation_key(env: Any) -> str:

@@ -392,13 +392,58 @@ def op_reset(req, _payload):
     return {"ok": True}, b""
 
 
+_HASH_CACHE = {}
+
+
+def op_tree_hash(req, _payload):
+    """A content hash of every file under `path` (names, modes, contents), skipping `.git`,
+    `__pycache__` and bytecode. File digests are cached by (mtime, size, inode), so a step
+    that changed nothing costs a directory walk."""
+    import hashlib
+
+    root = req["path"]
+    skip_dirs = set(req.get("skip_dirs", [".git", "__pycache__"]))
+    total = hashlib.sha1()
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in skip_dirs)
+        rel_dir = os.path.relpath(dirpath, root)
+        for name in sorted(filenames):
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            full = os.path.join(dirpath, name)
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
+            cached = _HASH_CACHE.get(full)
+            if cached is None or cached[0] != key:
+                if os.path.islink(full):
+                    digest = hashlib.sha1(os.readlink(full).encode()).hexdigest()
+                else:
+                    h = hashlib.sha1()
+                    try:
+                        with open(full, "rb") as f:
+                            for chunk in iter(lambda: f.read(1 << 20), b""):
+                                h.update(chunk)
+                    except OSError:
+                        continue
+                    digest = h.hexdigest()
+                cached = (key, digest)
+                _HASH_CACHE[full] = cached
+            total.update(("%s/%s\0%o\0%s\n" % (rel_dir, name, st.st_mode & 0o777, cached[1])).encode())
+            seen += 1
+    return {"ok": True, "hash": total.hexdigest(), "files": seen}, b""
+
+
 def op_ping(_req, _payload):
     return {"ok": True, "pid": _SELF, "uid": os.getuid()}, b""
 
 
 OPS = {"exec": op_exec, "read": op_read, "write": op_write, "snapshot": op_snapshot,
        "download": op_download, "upload": op_upload, "restore": op_restore,
-       "reset": op_reset, "ping": op_ping}
+       "reset": op_reset, "ping": op_ping, "tree_hash": op_tree_hash}
 
 WORKDIR = "/workspace"
 BASE_ENV = {}

@@ -69,6 +69,18 @@ class ExecutorOps:
     def restore(self, snapshot: bytes) -> None:
         self._op({"op": "restore"}, snapshot)
 
+    def tree_hash(self, path: str | None = None) -> str:
+        """A content hash of the files under `path` (default: the workdir), skipping `.git`,
+        `__pycache__` and bytecode; one round trip, cached per file by stat inside the sandbox."""
+        try:
+            reply, _ = self._client().call({"op": "tree_hash", "path": self._abs(path or self.workdir)}, timeout=120)
+        except ExecutorGone as exc:
+            self._recover(str(exc))
+            raise SandboxError(f"The sandbox's executor stopped during tree_hash ({exc})") from exc
+        if not reply.get("ok"):
+            raise SandboxError(f"tree_hash failed inside the sandbox: {reply.get('error')}")
+        return reply["hash"]
+
     def reset(self, wipe: list[str] | tuple[str, ...] | None = None) -> None:
         """Kill every process the agent left behind and empty the scratch directories."""
         dirs = list(self.config.scratch_dirs if wipe is None else wipe)

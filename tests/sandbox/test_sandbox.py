@@ -160,3 +160,17 @@ def test_closed_sandbox_raises_sandbox_error(make):
     assert not sb.is_alive()
     with pytest.raises(SandboxError, match="closed"):
         sb.exec("true")
+
+
+def test_tree_hash_tracks_content_not_bytecode_or_git(sb):
+    sb.exec("mkdir -p pkg .git __pycache__ && echo a > pkg/a.py && echo b > b.txt")
+    h0 = sb.tree_hash()
+    sb.exec("echo junk > .git/x; echo junk > __pycache__/m.pyc; touch b.txt")
+    assert sb.tree_hash() == h0
+    sb.exec("echo changed > b.txt")
+    h1 = sb.tree_hash()
+    assert h1 != h0
+    sb.exec("echo b > b.txt")
+    assert sb.tree_hash() == h0
+    sb.exec("chmod +x b.txt")
+    assert sb.tree_hash() != h0
