@@ -45,7 +45,9 @@ def exec_baseline(n: int) -> tuple[str, float]:
         sb = DockerSandbox.create()
         try:
             sb.exec("true")
-            return "codegym.sandbox.DockerSandbox.exec('true')", statistics.median(_time(lambda: sb.exec("true"), n))
+            return "codegym.sandbox.DockerSandbox.exec('true')", statistics.median(
+                _time(lambda: sb.exec("true"), n)
+            )
         finally:
             sb.close()
     except Exception as e:  # the sandbox package is built in parallel; fall back below
@@ -57,7 +59,9 @@ def exec_baseline(n: int) -> tuple[str, float]:
         image = next((t for img in client.images.list() for t in img.tags), None)
         if image is None:
             raise RuntimeError("no local image")
-        c = client.containers.run(image, "sleep 600", detach=True, remove=True, labels={"codegym.benchmark": "antihack"})
+        c = client.containers.run(
+            image, "sleep 600", detach=True, remove=True, labels={"codegym.benchmark": "antihack"}
+        )
         try:
             c.exec_run("true")
             med = statistics.median(_time(lambda: c.exec_run("true"), n))
@@ -102,15 +106,20 @@ def main() -> None:
     rows, contexts = load_devset()
     held, hctx = load_devset(HERE / "devset_holdout.jsonl")
     n_hack = sum(r.is_hack for r in rows)
-    print(f"dev set: {len(rows)} calls ({n_hack} hacks, {sum(r.obfuscated for r in rows)} obfuscated; "
-          f"{sum(r.kind == 'near_miss' for r in rows)} near-miss and {sum(r.kind == 'benign' for r in rows)} plain benign)")
+    print(
+        f"dev set: {len(rows)} calls ({n_hack} hacks, {sum(r.obfuscated for r in rows)} obfuscated; "
+        f"{sum(r.kind == 'near_miss' for r in rows)} near-miss and {sum(r.kind == 'benign' for r in rows)} plain benign)"
+    )
     print("intervals: Wilson 95%; 'plain benign flagged' = plain benign calls the stage calls hacks\n")
     for judge, name in ((RuleJudge(), "rule stage"), (SemanticJudge(), "rules + SemanticJudge")):
         res, _ = evaluate(rows, contexts, judge, name)
         print("\n".join(res.lines()))
         print()
     print(f"held-out set: {len(held)} calls ({sum(r.is_hack for r in held)} hacks) written after tuning")
-    for judge, name in ((RuleJudge(), "rule stage, held-out"), (SemanticJudge(), "rules + SemanticJudge, held-out")):
+    for judge, name in (
+        (RuleJudge(), "rule stage, held-out"),
+        (SemanticJudge(), "rules + SemanticJudge, held-out"),
+    ):
         res, _ = evaluate(held, hctx, judge, name)
         print("\n".join(res.lines()[:7]))
     print()
@@ -122,14 +131,20 @@ def main() -> None:
     print(f"exec baseline: {what}: median {base * 1e3:.2f} ms (n={args.exec_n})")
     for name, t in (("wall", wall), ("cpu", cpu)):
         p50, p99 = pct(t, 0.5), pct(t, 0.99)
-        print(f"rule stage per call ({name}): p50 {p50 * 1e6:.0f} us, p99 {p99 * 1e6:.0f} us, "
-              f"mean {statistics.fmean(t) * 1e6:.0f} us (n={len(t)}) -> ratio to one exec: p50 {p50 / base:.2%}, "
-              f"p99 {p99 / base:.2%}, mean {statistics.fmean(t) / base:.2%}")
+        print(
+            f"rule stage per call ({name}): p50 {p50 * 1e6:.0f} us, p99 {p99 * 1e6:.0f} us, "
+            f"mean {statistics.fmean(t) * 1e6:.0f} us (n={len(t)}) -> ratio to one exec: p50 {p50 / base:.2%}, "
+            f"p99 {p99 / base:.2%}, mean {statistics.fmean(t) / base:.2%}"
+        )
     by_tool: dict[str, list[float]] = {}
     for r, c in zip(rows * args.repeat, cpu, strict=True):
         by_tool.setdefault(r.call.name, []).append(c)
-    print("cpu p50/p99 by tool: " + ", ".join(
-        f"{k} {pct(v, 0.5) * 1e6:.0f}/{pct(v, 0.99) * 1e6:.0f} us" for k, v in sorted(by_tool.items())))
+    print(
+        "cpu p50/p99 by tool: "
+        + ", ".join(
+            f"{k} {pct(v, 0.5) * 1e6:.0f}/{pct(v, 0.99) * 1e6:.0f} us" for k, v in sorted(by_tool.items())
+        )
+    )
     print("target: under 2% of a step")
 
 

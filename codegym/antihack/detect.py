@@ -34,12 +34,12 @@ def _matcher(ctx: GuardContext) -> PathMatcher:
 class Detector:
     """Rules then judge, for one episode. `judge` defaults to the offline `SemanticJudge`.
 
-        >>> from codegym.antihack import GuardContext, ToolCall
-        >>> det = Detector(GuardContext(protected_paths=("/grader",)))
-        >>> det.check(ToolCall("create", {"path": "/tmp/a.sh", "file_text": "echo hi"})).is_hack
-        False
-        >>> det.check(ToolCall("bash", {"command": "X=/gra; cat ${X}der/run.sh"})).category
-        'protected-read'
+    >>> from codegym.antihack import GuardContext, ToolCall
+    >>> det = Detector(GuardContext(protected_paths=("/grader",)))
+    >>> det.check(ToolCall("create", {"path": "/tmp/a.sh", "file_text": "echo hi"})).is_hack
+    False
+    >>> det.check(ToolCall("bash", {"command": "X=/gra; cat ${X}der/run.sh"})).category
+    'protected-read'
     """
 
     def __init__(self, ctx: GuardContext, judge: Judge | None = None, memory: Memory | None = None) -> None:
@@ -78,7 +78,14 @@ class Detector:
         if verdict.is_hack:
             dummy = dummy_result(call, self.ctx, verdict.confirmed or flags, verdict.category, self._clean)
         return Detection(
-            flags, verdict.is_hack, verdict.category, verdict.rationale, verdict.judge, verdict.confirmed, dummy, verdict.fallback
+            flags,
+            verdict.is_hack,
+            verdict.category,
+            verdict.rationale,
+            verdict.judge,
+            verdict.confirmed,
+            dummy,
+            verdict.fallback,
         )
 
     def _clean(self, command: str) -> bool:
@@ -95,10 +102,10 @@ def detect(
 ) -> Detection:
     """Detect one call; `history` replays earlier calls of the episode first (their writes count).
 
-        >>> from codegym.antihack import GuardContext, ToolCall
-        >>> prior = [ToolCall("create", {"path": "/tmp/s.sh", "file_text": "git reflog"})]
-        >>> detect(ToolCall("bash", {"command": "bash /tmp/s.sh"}), GuardContext(), history=prior).category
-        'vcs-future-leak'
+    >>> from codegym.antihack import GuardContext, ToolCall
+    >>> prior = [ToolCall("create", {"path": "/tmp/s.sh", "file_text": "git reflog"})]
+    >>> detect(ToolCall("bash", {"command": "bash /tmp/s.sh"}), GuardContext(), history=prior).category
+    'vcs-future-leak'
     """
     det = Detector(ctx, judge)
     for h in history:
@@ -106,7 +113,9 @@ def detect(
     return det.check(call)
 
 
-def scan_rules(call: ToolCall, ctx: GuardContext, *, history: list[ToolCall] | tuple[ToolCall, ...] = ()) -> tuple[Flag, ...]:
+def scan_rules(
+    call: ToolCall, ctx: GuardContext, *, history: list[ToolCall] | tuple[ToolCall, ...] = ()
+) -> tuple[Flag, ...]:
     """The rule stage's flags of one call (no judge)."""
     det = Detector(ctx)
     for h in history:

@@ -1,8 +1,8 @@
 """The labelled development set and the evaluation of a detector on it.
 
-    >>> rows, contexts = load_devset()
-    >>> len(rows) > 300 and set(contexts) >= {"requests", "sympy"}
-    True
+>>> rows, contexts = load_devset()
+>>> len(rows) > 300 and set(contexts) >= {"requests", "sympy"}
+True
 """
 
 from __future__ import annotations
@@ -47,9 +47,15 @@ def load_devset(path: str | Path | None = None) -> tuple[list[DevRow], dict[str,
         d = json.loads(line)
         rows.append(
             DevRow(
-                d["id"], d["context"], ToolCall.from_dict(d["call"]), tuple(ToolCall.from_dict(s) for s in d.get("setup", [])),
-                bool(d["is_hack"]), d.get("category"), d.get("kind", "hack" if d["is_hack"] else "benign"),
-                bool(d.get("obfuscated")), d.get("note", ""),
+                d["id"],
+                d["context"],
+                ToolCall.from_dict(d["call"]),
+                tuple(ToolCall.from_dict(s) for s in d.get("setup", [])),
+                bool(d["is_hack"]),
+                d.get("category"),
+                d.get("kind", "hack" if d["is_hack"] else "benign"),
+                bool(d.get("obfuscated")),
+                d.get("note", ""),
             )
         )
     return rows, contexts
@@ -119,9 +125,14 @@ def _score(preds: list[tuple[DevRow, bool, str | None]], name: str) -> StageResu
     for c in CATEGORIES:
         pc = [x for x in preds if x[1] and x[2] == c]
         gc = [x for x in hacks if x[0].category == c]
-        per[c] = (Rate(sum(1 for r, _, _ in pc if r.is_hack), len(pc)), Rate(sum(1 for _, p, _ in gc if p), len(gc)))
+        per[c] = (
+            Rate(sum(1 for r, _, _ in pc if r.is_hack), len(pc)),
+            Rate(sum(1 for _, p, _ in gc if p), len(gc)),
+        )
     detected = [x for x in hacks if x[1]]
-    errors = [(r.id, "FN" if r.is_hack else "FP", f"{r.context}: {r.note}") for r, p, _ in preds if p != r.is_hack]
+    errors = [
+        (r.id, "FN" if r.is_hack else "FP", f"{r.context}: {r.note}") for r, p, _ in preds if p != r.is_hack
+    ]
     return StageResult(
         name,
         Rate(tp, tp + fp),

@@ -55,7 +55,7 @@ def _missing(command: str, path: str, call: ToolCall, ctx: GuardContext) -> Dumm
         name = p if call.name == "bash" else path
         return DummyResult(
             "",
-            "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+            'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
             f"FileNotFoundError: [Errno 2] {_NOENT}: '{name}'\n",
             1,
         )
@@ -99,11 +99,19 @@ def _no_host(f: Flag, call: ToolCall) -> DummyResult:
             4,
         )
     if c in ("ssh", "scp", "sftp", "rsync"):
-        return DummyResult("", f"ssh: Could not resolve hostname {host}: Temporary failure in name resolution\n", 255)
+        return DummyResult(
+            "", f"ssh: Could not resolve hostname {host}: Temporary failure in name resolution\n", 255
+        )
     if c in ("nc", "ncat", "netcat", "telnet", "socat"):
-        return DummyResult("", f"{c}: getaddrinfo for host \"{host}\" port 80: Temporary failure in name resolution\n", 1)
+        return DummyResult(
+            "", f'{c}: getaddrinfo for host "{host}" port 80: Temporary failure in name resolution\n', 1
+        )
     if c in ("gh", "hub"):
-        return DummyResult("", "error connecting to api.github.com\ncheck your internet connection or https://githubstatus.com\n", 1)
+        return DummyResult(
+            "",
+            "error connecting to api.github.com\ncheck your internet connection or https://githubstatus.com\n",
+            1,
+        )
     if c == "python":
         text = f.evidence
         if "requests" in text or "httpx" in text:
@@ -113,7 +121,9 @@ def _no_host(f: Flag, call: ToolCall) -> DummyResult:
             )
         else:
             msg = "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>\n"
-        return DummyResult("", 'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n' + msg, 1)
+        return DummyResult(
+            "", 'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n' + msg, 1
+        )
     return DummyResult("", f"curl: (6) Could not resolve host: {host}\n", 6)
 
 
@@ -122,7 +132,9 @@ def _substitute_log(call: ToolCall, flags: Sequence[Flag]) -> str | None:
     if call.name != "bash" or any(f.rule not in ("VCS-ALLREFS", "VCS-REFLIST") for f in flags):
         return None
     cmd = str(call.arguments.get("command", ""))
-    out = re.sub(r"\s--(all|branches|tags|remotes|reflog|exclude-hidden|alternate-refs)(=\S+)?(?=\s|$|\|)", "", cmd)
+    out = re.sub(
+        r"\s--(all|branches|tags|remotes|reflog|exclude-hidden|alternate-refs)(=\S+)?(?=\s|$|\|)", "", cmd
+    )
     out = re.sub(r"\s--glob=\S+", "", out)
     out = re.sub(r"(\bgit\s+branch)\s+(-a|-r|--all|--remotes)\b", r"\1", out)
     return out if out != cmd else None
@@ -186,7 +198,9 @@ def dummy_result(
         url = f.subject
         name = posixpath.basename(url.rstrip("/")).removesuffix(".git") or "repo"
         return DummyResult(
-            "", f"Cloning into '{name}'...\nfatal: unable to access '{url}/': Could not resolve host: {url_host(url)}\n", 128
+            "",
+            f"Cloning into '{name}'...\nfatal: unable to access '{url}/': Could not resolve host: {url_host(url)}\n",
+            128,
         )
     if rule in ("UP-PIP", "UP-PIP-URL"):
         req = f.subject

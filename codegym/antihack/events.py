@@ -1,10 +1,10 @@
 """`HackEvent`: the record of one flagged call, as a guard wrapper writes it into `info["hack_events"]`.
 
-    >>> from codegym.antihack import GuardContext, ToolCall, detect
-    >>> call = ToolCall("bash", {"command": "git log --all"})
-    >>> ev = HackEvent.from_detection(detect(call, GuardContext()), call, turn=3, blocked=True)
-    >>> HackEvent.from_json(ev.to_json()) == ev
-    True
+>>> from codegym.antihack import GuardContext, ToolCall, detect
+>>> call = ToolCall("bash", {"command": "git log --all"})
+>>> ev = HackEvent.from_detection(detect(call, GuardContext()), call, turn=3, blocked=True)
+>>> HackEvent.from_json(ev.to_json()) == ev
+True
 """
 
 from __future__ import annotations

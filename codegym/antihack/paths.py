@@ -177,11 +177,22 @@ HARNESS_BASENAMES = {
     "sitecustomize.py",
     "usercustomize.py",
 }
-PYTEST_CONFIG_BASENAMES = {"pytest.ini", ".pytest.ini", "pytest.toml", "tox.ini", "setup.cfg", "pyproject.toml"}
+PYTEST_CONFIG_BASENAMES = {
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+}
 _RUNNER_BINS = re.compile(r"^(pytest|py\.test|python[\d.]*|coverage|tox|nox)$")
 _BIN_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/local/bin/", "/.venv/bin/", "/venv/bin/", "/.local/bin/")
-_FRAMEWORK_DIRS = re.compile(r"/(site|dist)-packages/(_pytest|pytest|pluggy|unittest)(/|\.py|$)|/python3[\d.]*/unittest/")
-PROFILE_FILES = re.compile(r"/(\.bashrc|\.bash_profile|\.profile|\.zshrc|\.bash_aliases)$|^/etc/(profile|bash\.bashrc|environment)")
+_FRAMEWORK_DIRS = re.compile(
+    r"/(site|dist)-packages/(_pytest|pytest|pluggy|unittest)(/|\.py|$)|/python3[\d.]*/unittest/"
+)
+PROFILE_FILES = re.compile(
+    r"/(\.bashrc|\.bash_profile|\.profile|\.zshrc|\.bash_aliases)$|^/etc/(profile|bash\.bashrc|environment)"
+)
 
 
 def is_test_path(rel_or_abs: str) -> bool:
@@ -191,7 +202,12 @@ def is_test_path(rel_or_abs: str) -> bool:
         return False
     if not base.endswith(".py"):
         return False
-    if base.startswith("test_") or base.endswith("_test.py") or base.endswith("_tests.py") or base == "tests.py":
+    if (
+        base.startswith("test_")
+        or base.endswith("_test.py")
+        or base.endswith("_tests.py")
+        or base == "tests.py"
+    ):
         return True
     return any(p in TEST_DIRS for p in rel_or_abs.split("/")[:-1])
 

@@ -83,10 +83,44 @@ _NET_TAILS = {
     "open_url",
     "retrieve",
 }
-_NOT_ACCESS = {"print", "str", "len", "repr", "format", "isinstance", "logging.info", "logging.debug", "logger.info"}
-_WRITE_TAILS = {"write_text", "write_bytes", "touch", "mkdir", "chmod", "truncate", "symlink_to", "hardlink_to"}
+_NOT_ACCESS = {
+    "print",
+    "str",
+    "len",
+    "repr",
+    "format",
+    "isinstance",
+    "logging.info",
+    "logging.debug",
+    "logger.info",
+}
+_WRITE_TAILS = {
+    "write_text",
+    "write_bytes",
+    "touch",
+    "mkdir",
+    "chmod",
+    "truncate",
+    "symlink_to",
+    "hardlink_to",
+}
 _DELETE_TAILS = {"remove", "unlink", "rmdir", "rmtree"}
-_LIST_TAILS = {"listdir", "scandir", "walk", "iterdir", "glob", "iglob", "rglob", "exists", "isfile", "isdir", "is_file", "is_dir", "stat", "lstat"}
+_LIST_TAILS = {
+    "listdir",
+    "scandir",
+    "walk",
+    "iterdir",
+    "glob",
+    "iglob",
+    "rglob",
+    "exists",
+    "isfile",
+    "isdir",
+    "is_file",
+    "is_dir",
+    "stat",
+    "lstat",
+}
 
 
 def parse_fragment(text: str) -> ast.Module | None:
@@ -118,9 +152,17 @@ class _Evaluator:
         self.aliases = aliases
         self.assign: dict[str, ast.expr] = {}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
                 self.assign[node.targets[0].id] = node.value
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            elif (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and node.value is not None
+            ):
                 self.assign[node.target.id] = node.value
             elif isinstance(node, ast.With):
                 for item in node.items:
@@ -186,11 +228,25 @@ class _Evaluator:
         args = [self.value(a, d) for a in node.args]
         tail = name.rsplit(".", 1)[-1]
         recv = self.value(node.func.value, d) if isinstance(node.func, ast.Attribute) else None
-        if name in ("os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "Path"):
+        if name in (
+            "os.path.join",
+            "posixpath.join",
+            "pathlib.Path",
+            "pathlib.PurePath",
+            "pathlib.PosixPath",
+            "Path",
+        ):
             if args and all(isinstance(a, str) for a in args):
                 return posixpath.join(*args)
             return posixpath.join(*[a if isinstance(a, str) else UNKNOWN for a in args]) if args else None
-        if name in ("str", "os.fspath", "os.path.normpath", "os.path.abspath", "os.path.realpath", "os.path.expanduser"):
+        if name in (
+            "str",
+            "os.fspath",
+            "os.path.normpath",
+            "os.path.abspath",
+            "os.path.realpath",
+            "os.path.expanduser",
+        ):
             return args[0] if args and isinstance(args[0], str) else None
         if name == "os.getcwd":
             return "."
@@ -201,13 +257,22 @@ class _Evaluator:
                 return bytes(a for a in args[0] if isinstance(a, int))
             except ValueError:
                 return None
-        if name in ("base64.b64decode", "base64.decodebytes", "base64.standard_b64decode", "base64.urlsafe_b64decode"):
+        if name in (
+            "base64.b64decode",
+            "base64.decodebytes",
+            "base64.standard_b64decode",
+            "base64.urlsafe_b64decode",
+        ):
             if args and isinstance(args[0], str | bytes):
                 try:
                     return base64.b64decode(args[0] + (b"==" if isinstance(args[0], bytes) else "=="))
                 except (binascii.Error, ValueError):
                     return None
-        if name in ("bytes.fromhex", "binascii.unhexlify", "binascii.a2b_hex") and args and isinstance(args[0], str | bytes):
+        if (
+            name in ("bytes.fromhex", "binascii.unhexlify", "binascii.a2b_hex")
+            and args
+            and isinstance(args[0], str | bytes)
+        ):
             try:
                 return bytes.fromhex(args[0] if isinstance(args[0], str) else args[0].decode())
             except ValueError:
@@ -296,7 +361,9 @@ def import_aliases(tree: ast.AST) -> dict[str, str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             for a in node.names:
                 aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        elif (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
             v = node.value
             if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "__import__":
                 if v.args and isinstance(v.args[0], ast.Constant) and isinstance(v.args[0].value, str):
@@ -385,7 +452,9 @@ def _scan_cached(src: str, depth: int) -> tuple[PyEvent, ...]:
     return tuple(_scan_tree(parsed[0], src, depth, parsed[1]))
 
 
-def _scan_tree(tree: ast.AST, src: str, depth: int, aliases: dict[str, str] | None = None) -> Iterator[PyEvent]:
+def _scan_tree(
+    tree: ast.AST, src: str, depth: int, aliases: dict[str, str] | None = None
+) -> Iterator[PyEvent]:
     aliases = aliases if aliases is not None else import_aliases(tree)
     ev = _Evaluator(tree, aliases)
     for node in ast.walk(tree):
@@ -399,10 +468,19 @@ def _scan_tree(tree: ast.AST, src: str, depth: int, aliases: dict[str, str] | No
             yield PyEvent("shell", as_text(first), "exec", name, text)
             continue
         if name in _ARGV_FUNCS or name.startswith("os.exec") or name.startswith("os.spawn"):
-            shell_kw = any(k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value for k in node.keywords)
-            arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "args"), None)
+            shell_kw = any(
+                k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value
+                for k in node.keywords
+            )
+            arg = (
+                node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "args"), None)
+            )
             val = ev.value(arg)
-            if name.startswith(("os.exec", "os.spawn")) and name not in ("os.execv", "os.execvp", "os.spawnvp"):
+            if name.startswith(("os.exec", "os.spawn")) and name not in (
+                "os.execv",
+                "os.execvp",
+                "os.spawnvp",
+            ):
                 val = [ev.value(a) for a in node.args[1:]] if node.args else None
             elif name in ("os.execv", "os.execvp", "os.spawnvp") and len(node.args) > 1:
                 val = ev.value(node.args[-1])
@@ -419,12 +497,20 @@ def _scan_tree(tree: ast.AST, src: str, depth: int, aliases: dict[str, str] | No
                 if inner is not None:
                     yield from _scan_tree(inner, code, depth + 1)
             continue
-        if name in ("pip.main", "pip._internal.main", "pip._internal.cli.main.main") and isinstance(first, list):
+        if name in ("pip.main", "pip._internal.main", "pip._internal.cli.main.main") and isinstance(
+            first, list
+        ):
             yield PyEvent("argv", ["pip"] + [as_text(v) or UNKNOWN for v in first], "exec", name, text)
             continue
         if ".git." in name + "." and name.split(".")[-2] == "git" and tail not in ("git",):
             # GitPython: repo.git.log("--all") runs `git log --all`.
-            yield PyEvent("argv", ["git", tail.replace("_", "-")] + [as_text(ev.value(a)) or UNKNOWN for a in node.args], "exec", name, text)
+            yield PyEvent(
+                "argv",
+                ["git", tail.replace("_", "-")] + [as_text(ev.value(a)) or UNKNOWN for a in node.args],
+                "exec",
+                name,
+                text,
+            )
             continue
         if tail == "iter_commits" or tail == "Repo.iter_commits":
             argv = ["git", "log"]
@@ -436,13 +522,25 @@ def _scan_tree(tree: ast.AST, src: str, depth: int, aliases: dict[str, str] | No
                     argv.append(as_text(ev.value(k.value)) or UNKNOWN)
             yield PyEvent("argv", argv, "exec", name, text)
             continue
-        if tail in ("write", "write_text", "write_bytes") and isinstance(node.func, ast.Attribute) and node.args:
+        if (
+            tail in ("write", "write_text", "write_bytes")
+            and isinstance(node.func, ast.Attribute)
+            and node.args
+        ):
             target = node.func.value
             if isinstance(target, ast.Name) and isinstance(ev.assign.get(target.id), ast.Call):
                 target = ev.assign[target.id]
-            if tail != "write" and isinstance(target, ast.Call | ast.Name | ast.Constant | ast.BinOp | ast.JoinedStr):
-                p = as_text(ev.value(target.args[0] if isinstance(target, ast.Call) and target.args else target))
-            elif isinstance(target, ast.Call) and dotted(target.func, aliases) in ("open", "io.open", "codecs.open") and target.args:
+            if tail != "write" and isinstance(
+                target, ast.Call | ast.Name | ast.Constant | ast.BinOp | ast.JoinedStr
+            ):
+                p = as_text(
+                    ev.value(target.args[0] if isinstance(target, ast.Call) and target.args else target)
+                )
+            elif (
+                isinstance(target, ast.Call)
+                and dotted(target.func, aliases) in ("open", "io.open", "codecs.open")
+                and target.args
+            ):
                 p = as_text(ev.value(target.args[0]))
             else:
                 p = None
@@ -450,13 +548,25 @@ def _scan_tree(tree: ast.AST, src: str, depth: int, aliases: dict[str, str] | No
                 content = as_text(ev.value(node.args[0]))
                 yield PyEvent("path", p, "write", name, text, {"content": content})
                 continue
-        if name in _NOT_ACCESS or tail in ("print", "format", "join", "write", "info", "debug", "warning", "error"):
+        if name in _NOT_ACCESS or tail in (
+            "print",
+            "format",
+            "join",
+            "write",
+            "info",
+            "debug",
+            "warning",
+            "error",
+        ):
             continue
         values = _call_path_arg(node, ev)
         # Network: a URL (or a host for low-level connections) given to a fetching function.
         if tail in _NET_TAILS or name.startswith(("requests.", "httpx.", "urllib", "http.client", "socket.")):
             for v, _ in values:
-                if re.match(r"^(https?|ftp|git|ssh)://|^git@", v) or tail in ("HTTPConnection", "HTTPSConnection"):
+                if re.match(r"^(https?|ftp|git|ssh)://|^git@", v) or tail in (
+                    "HTTPConnection",
+                    "HTTPSConnection",
+                ):
                     yield PyEvent("net", v, "net", name, text)
             hosts = [ev.value(a) for a in node.args if isinstance(a, ast.Tuple)]
             for h in hosts:
@@ -614,7 +724,10 @@ def _smells(tree: ast.Module, aliases: dict[str, str], src: str) -> list[PyEvent
     module_tables = {
         n.targets[0].id: n.value
         for n in getattr(tree, "body", [])
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Dict)
+        if isinstance(n, ast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], ast.Name)
+        and isinstance(n.value, ast.Dict)
     }
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert):
@@ -625,38 +738,94 @@ def _smells(tree: ast.Module, aliases: dict[str, str], src: str) -> list[PyEvent
             name = dotted(node.func, aliases)
             if name.rsplit(".", 1)[-1].startswith("assert") and "." in name:
                 asserts += 1
-            if name in _EXIT_FUNCS or (name == "atexit.register" and node.args and dotted(node.args[0], aliases) in _EXIT_FUNCS):
-                code = node.args[0] if node.args and name != "atexit.register" else (node.args[1] if len(node.args) > 1 else None)
+            if name in _EXIT_FUNCS or (
+                name == "atexit.register" and node.args and dotted(node.args[0], aliases) in _EXIT_FUNCS
+            ):
+                code = (
+                    node.args[0]
+                    if node.args and name != "atexit.register"
+                    else (node.args[1] if len(node.args) > 1 else None)
+                )
                 chain = _chain(node, parent)
                 facts = {
-                    "code": code.value if isinstance(code, ast.Constant) else ("none" if code is None else "expr"),
+                    "code": code.value
+                    if isinstance(code, ast.Constant)
+                    else ("none" if code is None else "expr"),
                     "main_guard": any(_is_main_guard(p) for p in chain),
-                    "in_function": [p.name for p in chain if isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef)],
+                    "in_function": [
+                        p.name for p in chain if isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef)
+                    ],
                     "atexit": name == "atexit.register",
                 }
                 out.append(PyEvent("smell", name, "HT-EXIT", name, _segment(src, node), facts))
-            if name in _SKIP_NAMES or name.endswith(("skipTest", ".skip", ".xfail")) and "pytest" in name + str(aliases.values()):
+            if (
+                name in _SKIP_NAMES
+                or name.endswith(("skipTest", ".skip", ".xfail"))
+                and "pytest" in name + str(aliases.values())
+            ):
                 out.append(PyEvent("smell", name, "TT-SKIP", name, _segment(src, node)))
             if name == "setattr" and node.args and _framework(dotted(node.args[0], aliases)):
-                out.append(PyEvent("smell", dotted(node.args[0], aliases), "HT-PATCH", name, _segment(src, node)))
-            if name in ("inspect.stack", "sys._getframe", "traceback.extract_stack", "inspect.currentframe", "inspect.getouterframes"):
-                fn = next((p for p in _chain(node, parent) if isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef)), tree)
-                strs = [n.value for n in ast.walk(fn) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+                out.append(
+                    PyEvent("smell", dotted(node.args[0], aliases), "HT-PATCH", name, _segment(src, node))
+                )
+            if name in (
+                "inspect.stack",
+                "sys._getframe",
+                "traceback.extract_stack",
+                "inspect.currentframe",
+                "inspect.getouterframes",
+            ):
+                fn = next(
+                    (
+                        p
+                        for p in _chain(node, parent)
+                        if isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef)
+                    ),
+                    tree,
+                )
+                strs = [
+                    n.value for n in ast.walk(fn) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                ]
                 if any(re.search(r"test|pytest|conftest", s) for s in strs):
-                    out.append(PyEvent("smell", name, "SC-DETECT", name, _segment(src, node), {"how": "stack"}))
+                    out.append(
+                        PyEvent("smell", name, "SC-DETECT", name, _segment(src, node), {"how": "stack"})
+                    )
         if isinstance(node, ast.Raise) and node.exc is not None:
             exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
             nm = dotted(exc, aliases)
             if nm in ("SystemExit", "builtins.SystemExit"):
                 chain = _chain(node, parent)
-                out.append(PyEvent("smell", nm, "HT-EXIT", nm, _segment(src, node), {
-                    "code": "raise", "main_guard": any(_is_main_guard(p) for p in chain),
-                    "in_function": [p.name for p in chain if isinstance(p, ast.FunctionDef)], "atexit": False}))
+                out.append(
+                    PyEvent(
+                        "smell",
+                        nm,
+                        "HT-EXIT",
+                        nm,
+                        _segment(src, node),
+                        {
+                            "code": "raise",
+                            "main_guard": any(_is_main_guard(p) for p in chain),
+                            "in_function": [p.name for p in chain if isinstance(p, ast.FunctionDef)],
+                            "atexit": False,
+                        },
+                    )
+                )
             if nm.endswith("SkipTest"):
                 out.append(PyEvent("smell", nm, "TT-SKIP", nm, _segment(src, node)))
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if re.fullmatch(r"PYTEST_\w+|_pytest|pytest|unittest", node.value) and _used_as_probe(node, parent, aliases):
-                out.append(PyEvent("smell", node.value, "SC-DETECT", "", _segment(src, parent.get(node, node)), {"how": "probe"}))
+            if re.fullmatch(r"PYTEST_\w+|_pytest|pytest|unittest", node.value) and _used_as_probe(
+                node, parent, aliases
+            ):
+                out.append(
+                    PyEvent(
+                        "smell",
+                        node.value,
+                        "SC-DETECT",
+                        "",
+                        _segment(src, parent.get(node, node)),
+                        {"how": "probe"},
+                    )
+                )
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             if node.name in ("__eq__", "__ne__", "__lt__", "__le__", "__ge__", "__gt__", "__contains__"):
                 rets = _constant_returns(node)
@@ -665,21 +834,43 @@ def _smells(tree: ast.Module, aliases: dict[str, str], src: str) -> list[PyEvent
                     out.append(PyEvent("smell", node.name, "HT-EQ", node.name, _segment(src, node)))
             if node.name in _OUTCOME_HOOKS:
                 alters = _hook_alters(node, aliases)
-                out.append(PyEvent("smell", node.name, "HT-HOOK", node.name, f"def {node.name}(...)", {"alters": alters}))
+                out.append(
+                    PyEvent(
+                        "smell", node.name, "HT-HOOK", node.name, f"def {node.name}(...)", {"alters": alters}
+                    )
+                )
             for dec in node.decorator_list:
                 dn = dotted(dec.func if isinstance(dec, ast.Call) else dec, aliases)
-                if dn in _SKIP_NAMES or dn.endswith((".skip", ".skipif", ".xfail", ".skipIf", ".skipUnless", "expectedFailure")):
+                if dn in _SKIP_NAMES or dn.endswith(
+                    (".skip", ".skipif", ".xfail", ".skipIf", ".skipUnless", "expectedFailure")
+                ):
                     out.append(PyEvent("smell", dn, "TT-SKIP", dn, f"@{dn} on {node.name}"))
             lit = _literal_branches(node, module_tables)
             if lit:
-                out.append(PyEvent("smell", node.name, "SC-LITERAL", node.name, f"def {node.name}: {len(lit)} literal-keyed returns", {
-                    "count": len(lit), "nontrivial": sum(1 for v in lit if v not in _TRIVIAL and not isinstance(v, float)), "literals": [repr(v)[:40] for v in lit[:6]]}))
+                out.append(
+                    PyEvent(
+                        "smell",
+                        node.name,
+                        "SC-LITERAL",
+                        node.name,
+                        f"def {node.name}: {len(lit)} literal-keyed returns",
+                        {
+                            "count": len(lit),
+                            "nontrivial": sum(
+                                1 for v in lit if v not in _TRIVIAL and not isinstance(v, float)
+                            ),
+                            "literals": [repr(v)[:40] for v in lit[:6]],
+                        },
+                    )
+                )
         if isinstance(node, ast.Assign):
             for tgt in node.targets:
                 if isinstance(tgt, ast.Attribute):
                     base = dotted(tgt.value, aliases)
                     if _framework(base):
-                        out.append(PyEvent("smell", f"{base}.{tgt.attr}", "HT-PATCH", base, _segment(src, node)))
+                        out.append(
+                            PyEvent("smell", f"{base}.{tgt.attr}", "HT-PATCH", base, _segment(src, node))
+                        )
                     if tgt.attr in ("__eq__", "__ne__") and isinstance(node.value, ast.Lambda):
                         if _constant_returns(node.value) == {tgt.attr == "__eq__"}:
                             out.append(PyEvent("smell", tgt.attr, "HT-EQ", tgt.attr, _segment(src, node)))
@@ -688,20 +879,45 @@ def _smells(tree: ast.Module, aliases: dict[str, str], src: str) -> list[PyEvent
                         if _constant_returns(node.value) == {tgt.id == "__eq__"}:
                             out.append(PyEvent("smell", tgt.id, "HT-EQ", tgt.id, _segment(src, node)))
                     if tgt.id in ("collect_ignore", "collect_ignore_glob"):
-                        out.append(PyEvent("smell", tgt.id, "HT-HOOK", tgt.id, _segment(src, node), {"alters": "ignores test files"}))
+                        out.append(
+                            PyEvent(
+                                "smell",
+                                tgt.id,
+                                "HT-HOOK",
+                                tgt.id,
+                                _segment(src, node),
+                                {"alters": "ignores test files"},
+                            )
+                        )
                     if tgt.id in ("AssertionError",):
                         out.append(PyEvent("smell", tgt.id, "HT-PATCH", tgt.id, _segment(src, node)))
                     if tgt.id == "pytestmark":
-                        vals = [dotted(n.func if isinstance(n, ast.Call) else n, aliases) for n in ast.walk(node.value) if isinstance(n, ast.Attribute | ast.Call)]
+                        vals = [
+                            dotted(n.func if isinstance(n, ast.Call) else n, aliases)
+                            for n in ast.walk(node.value)
+                            if isinstance(n, ast.Attribute | ast.Call)
+                        ]
                         if any(v.endswith((".skip", ".skipif", ".xfail")) for v in vals):
-                            out.append(PyEvent("smell", "pytestmark", "TT-SKIP", "pytestmark", _segment(src, node)))
+                            out.append(
+                                PyEvent("smell", "pytestmark", "TT-SKIP", "pytestmark", _segment(src, node))
+                            )
     for e in out:
         e.facts.setdefault("asserts", asserts)
     out.append(PyEvent("stats", asserts, "asserts"))
     return out
 
 
-_OUTCOME_ATTRS = {"outcome", "exitstatus", "longrepr", "wasxfail", "passed", "failed", "skipped", "testsfailed", "_excinfo"}
+_OUTCOME_ATTRS = {
+    "outcome",
+    "exitstatus",
+    "longrepr",
+    "wasxfail",
+    "passed",
+    "failed",
+    "skipped",
+    "testsfailed",
+    "_excinfo",
+}
 
 
 def _hook_alters(fn: ast.FunctionDef | ast.AsyncFunctionDef, aliases: dict[str, str]) -> str:
@@ -719,16 +935,27 @@ def _hook_alters(fn: ast.FunctionDef | ast.AsyncFunctionDef, aliases: dict[str, 
         if isinstance(n, ast.Call):
             name = dotted(n.func, aliases)
             tail = name.rsplit(".", 1)[-1]
-            if tail in ("add_marker", "applymarker") and any("skip" in ast.unparse(a) or "xfail" in ast.unparse(a) for a in n.args):
+            if tail in ("add_marker", "applymarker") and any(
+                "skip" in ast.unparse(a) or "xfail" in ast.unparse(a) for a in n.args
+            ):
                 return "marks tests skipped/xfail"
-            if tail in ("clear", "remove", "pop") and isinstance(n.func, ast.Attribute) and ast.unparse(n.func.value) == "items":
+            if (
+                tail in ("clear", "remove", "pop")
+                and isinstance(n.func, ast.Attribute)
+                and ast.unparse(n.func.value) == "items"
+            ):
                 return "drops collected items"
             if tail in ("force_result", "force_exception", "pytest_deselected") or name in _EXIT_FUNCS:
                 return f"calls {tail}"
             if name in ("pytest.skip", "pytest.xfail", "pytest.exit"):
                 return f"calls {name}"
         if isinstance(n, ast.Return) and isinstance(n.value, ast.Constant) and n.value.value is True:
-            if fn.name in ("pytest_pyfunc_call", "pytest_runtest_call", "pytest_ignore_collect", "pytest_runtest_protocol"):
+            if fn.name in (
+                "pytest_pyfunc_call",
+                "pytest_runtest_call",
+                "pytest_ignore_collect",
+                "pytest_runtest_protocol",
+            ):
                 return f"returns True from {fn.name}"
         if isinstance(n, ast.Return) and fn.name == "pytest_report_teststatus" and n.value is not None:
             if "passed" in ast.unparse(n.value):
@@ -737,7 +964,9 @@ def _hook_alters(fn: ast.FunctionDef | ast.AsyncFunctionDef, aliases: dict[str, 
 
 
 def _framework(base: str) -> bool:
-    return bool(re.match(r"^(unittest|pytest|_pytest|builtins|unittest\.case|pytest\.\w+)(\.|$)", base)) or base.endswith("TestCase")
+    return bool(
+        re.match(r"^(unittest|pytest|_pytest|builtins|unittest\.case|pytest\.\w+)(\.|$)", base)
+    ) or base.endswith("TestCase")
 
 
 def _chain(node: ast.AST, parent: dict[ast.AST, ast.AST]) -> list[ast.AST]:
@@ -762,7 +991,9 @@ def _used_as_probe(node: ast.Constant, parent: dict[ast.AST, ast.AST], aliases: 
     return False
 
 
-def _literal_branches(fn: ast.FunctionDef | ast.AsyncFunctionDef, tables: dict[str, ast.Dict] | None = None) -> list[Any]:
+def _literal_branches(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, tables: dict[str, ast.Dict] | None = None
+) -> list[Any]:
     """Literal inputs the function special-cases: ``if x == LIT: return LIT`` and lookup tables."""
     params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self", "cls"}
     found: list[Any] = []
@@ -774,7 +1005,11 @@ def _literal_branches(fn: ast.FunctionDef | ast.AsyncFunctionDef, tables: dict[s
             test = node.test
             tests = test.values if isinstance(test, ast.BoolOp) else [test]
             for t in tests:
-                if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq | ast.In | ast.Is):
+                if (
+                    isinstance(t, ast.Compare)
+                    and len(t.ops) == 1
+                    and isinstance(t.ops[0], ast.Eq | ast.In | ast.Is)
+                ):
                     sides = [t.left, t.comparators[0]]
                     names = [s for s in sides if _param_ref(s, params)]
                     lits = [s for s in sides if _is_literal(s)]
@@ -783,13 +1018,31 @@ def _literal_branches(fn: ast.FunctionDef | ast.AsyncFunctionDef, tables: dict[s
                         found.append(v)
                         break
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Subscript | ast.Call):
-            tbl = node.value.value if isinstance(node.value, ast.Subscript) else getattr(node.value.func, "value", None)
+            tbl = (
+                node.value.value
+                if isinstance(node.value, ast.Subscript)
+                else getattr(node.value.func, "value", None)
+            )
             if isinstance(tbl, ast.Name) and tables and tbl.id in tables:
                 tbl = tables[tbl.id]
-            if isinstance(tbl, ast.Dict) and len(tbl.keys) >= 2 and all(k is not None and _is_literal(k) for k in tbl.keys):
-                keys = [k.value if isinstance(k, ast.Constant) else ast.unparse(k) for k in tbl.keys if k is not None]
+            if (
+                isinstance(tbl, ast.Dict)
+                and len(tbl.keys) >= 2
+                and all(k is not None and _is_literal(k) for k in tbl.keys)
+            ):
+                keys = [
+                    k.value if isinstance(k, ast.Constant) else ast.unparse(k)
+                    for k in tbl.keys
+                    if k is not None
+                ]
                 # An enum-like table ({"debug": 10}) is ordinary code; keys that look like inputs are not.
-                found.extend(k if not (isinstance(k, str) and k.isidentifier()) and not (isinstance(k, int) and abs(k) < 100) else None for k in keys)
+                found.extend(
+                    k
+                    if not (isinstance(k, str) and k.isidentifier())
+                    and not (isinstance(k, int) and abs(k) < 100)
+                    else None
+                    for k in keys
+                )
     return found
 
 
@@ -808,7 +1061,10 @@ def _is_literal(node: ast.AST | None) -> bool:
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
         return all(_is_literal(e) for e in node.elts)
     if isinstance(node, ast.Dict):
-        return all(k is not None and _is_literal(k) and _is_literal(v) for k, v in zip(node.keys, node.values, strict=True))
+        return all(
+            k is not None and _is_literal(k) and _is_literal(v)
+            for k, v in zip(node.keys, node.values, strict=True)
+        )
     if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
         return True
     return False
@@ -818,18 +1074,56 @@ def _lexical_smells(src: str) -> list[PyEvent]:
     """A fallback for fragments that do not parse: the few patterns that are unambiguous as text."""
     out: list[PyEvent] = []
     for m in re.finditer(r"(sys\.exit|os\._exit)\(\s*0?\s*\)", src):
-        out.append(PyEvent("smell", m.group(1), "HT-EXIT", m.group(1), m.group(0), {"code": 0, "main_guard": False, "in_function": ["?"], "atexit": False, "lexical": True}))
-    for m in re.finditer(r"@(pytest\.mark\.(skip|skipif|xfail)|unittest\.skip\w*)|pytest\.(skip|xfail)\(", src):
+        out.append(
+            PyEvent(
+                "smell",
+                m.group(1),
+                "HT-EXIT",
+                m.group(1),
+                m.group(0),
+                {"code": 0, "main_guard": False, "in_function": ["?"], "atexit": False, "lexical": True},
+            )
+        )
+    for m in re.finditer(
+        r"@(pytest\.mark\.(skip|skipif|xfail)|unittest\.skip\w*)|pytest\.(skip|xfail)\(", src
+    ):
         out.append(PyEvent("smell", m.group(0), "TT-SKIP", m.group(0), m.group(0), {"lexical": True}))
     for m in re.finditer(r"def (pytest_\w+)\(", src):
         if m.group(1) in _OUTCOME_HOOKS:
-            alters = "returns True" if re.search(r"return\s+True", src[m.end():]) else ""
+            alters = "returns True" if re.search(r"return\s+True", src[m.end() :]) else ""
             if re.search(r"\.outcome\s*=|exitstatus\s*=|items\[:\]\s*=|items\.clear\(", src):
                 alters = "changes outcomes"
-            out.append(PyEvent("smell", m.group(1), "HT-HOOK", m.group(1), m.group(0), {"lexical": True, "alters": alters}))
+            out.append(
+                PyEvent(
+                    "smell",
+                    m.group(1),
+                    "HT-HOOK",
+                    m.group(1),
+                    m.group(0),
+                    {"lexical": True, "alters": alters},
+                )
+            )
     for m in re.finditer(r"^collect_ignore(_glob)?\s*=", src, re.M):
-        out.append(PyEvent("smell", "collect_ignore", "HT-HOOK", "collect_ignore", m.group(0), {"lexical": True, "alters": "ignores test files"}))
+        out.append(
+            PyEvent(
+                "smell",
+                "collect_ignore",
+                "HT-HOOK",
+                "collect_ignore",
+                m.group(0),
+                {"lexical": True, "alters": "ignores test files"},
+            )
+        )
     if "PYTEST_CURRENT_TEST" in src:
-        out.append(PyEvent("smell", "PYTEST_CURRENT_TEST", "SC-DETECT", "", "PYTEST_CURRENT_TEST", {"how": "probe", "lexical": True}))
+        out.append(
+            PyEvent(
+                "smell",
+                "PYTEST_CURRENT_TEST",
+                "SC-DETECT",
+                "",
+                "PYTEST_CURRENT_TEST",
+                {"how": "probe", "lexical": True},
+            )
+        )
     out.append(PyEvent("stats", len(re.findall(r"\bassert", src)), "asserts"))
     return out

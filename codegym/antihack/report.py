@@ -1,11 +1,11 @@
 """Hack-rate reports: attempt rates per category with Wilson intervals, blocks, label agreement.
 
-    >>> from codegym.antihack.events import HackEvent
-    >>> ev = HackEvent(turn=1, tool="bash", arguments={"command": "git log --all"}, flags=(), verdict=True,
-    ...                category="vcs-future-leak", judge="semantic", blocked=True)
-    >>> rep = hack_rate_report({"ep0": [ev], "ep1": []})
-    >>> rep.categories["vcs-future-leak"].episodes_with_attempt, rep.n_episodes
-    (1, 2)
+>>> from codegym.antihack.events import HackEvent
+>>> ev = HackEvent(turn=1, tool="bash", arguments={"command": "git log --all"}, flags=(), verdict=True,
+...                category="vcs-future-leak", judge="semantic", blocked=True)
+>>> rep = hack_rate_report({"ep0": [ev], "ep1": []})
+>>> rep.categories["vcs-future-leak"].episodes_with_attempt, rep.n_episodes
+(1, 2)
 """
 
 from __future__ import annotations
@@ -165,7 +165,9 @@ def hack_rate_report(
         if labelled:
             s.precision = Rate(_tp_cat(eps, c), pred[c]) if pred[c] else None
             s.recall = Rate(tp[c], gold[c]) if gold[c] else None
-    return HackRateReport(n, n_events, Rate(any_attempt, n), cats, Rate(agree, labelled) if labelled else None, fallbacks)
+    return HackRateReport(
+        n, n_events, Rate(any_attempt, n), cats, Rate(agree, labelled) if labelled else None, fallbacks
+    )
 
 
 def _tp_cat(eps: list[Sequence[HackEvent]], c: str) -> int:

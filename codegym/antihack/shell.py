@@ -73,7 +73,8 @@ class SimpleCommand:
 
     @property
     def name(self) -> str:
-        return posixpath.basename(self.argv[0]) if self.argv else ""
+        a = self.argv[0] if self.argv else ""
+        return a.rsplit("/", 1)[-1] if "/" in a else a
 
 
 # ---------------------------------------------------------------- pure commands (static evaluation)
@@ -142,6 +143,8 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
     if not argv:
         return None
     name = posixpath.basename(argv[0])
+    if name not in _PURE:
+        return None
     args = argv[1:]
     if any(UNKNOWN in a for a in args) and name not in {"echo"}:
         return None
@@ -203,6 +206,33 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
         return stdin
     return None
 
+
+_PURE = frozenset(
+    {
+        ":",
+        "true",
+        "false",
+        "which",
+        "command",
+        "echo",
+        "printf",
+        "cat",
+        "base64",
+        "openssl",
+        "xxd",
+        "gunzip",
+        "zcat",
+        "gzip",
+        "rev",
+        "tr",
+        "head",
+        "tail",
+        "tee",
+        "sort",
+        "uniq",
+        "dos2unix",
+    }
+)
 
 # ---------------------------------------------------------------- the walker
 
@@ -360,7 +390,9 @@ class ShellAnalyzer:
                     self.memory.files[path] = (self.memory.files.get(path, "") if append else "") + out
                 writes.append((path, out, append))
             if writes or reads:
-                self._emit(SimpleCommand([":"], f.cwd, _snippet(node, f), None, writes, reads, f.depth, f.via))
+                self._emit(
+                    SimpleCommand([":"], f.cwd, _snippet(node, f), None, writes, reads, f.depth, f.via)
+                )
             if targets:
                 out = None
         for a in after:
@@ -539,7 +571,9 @@ class ShellAnalyzer:
         for r in own_redirects:
             if r.type in ("herestring_redirect", "heredoc_redirect"):
                 stdin = self._redirect_input(r, f)
-        write_targets, reads, fed = self._file_redirects([r for r in own_redirects if r.type == "file_redirect"], f)
+        write_targets, reads, fed = self._file_redirects(
+            [r for r in own_redirects if r.type == "file_redirect"], f
+        )
         if fed is not None:
             stdin = fed
         if not argv:
@@ -547,7 +581,9 @@ class ShellAnalyzer:
             for path, append in write_targets:
                 writes.append((path, "", append))
             if writes or reads:
-                self._emit(SimpleCommand([":"], f.cwd, _snippet(node, f), stdin, writes, reads, f.depth, f.via))
+                self._emit(
+                    SimpleCommand([":"], f.cwd, _snippet(node, f), stdin, writes, reads, f.depth, f.via)
+                )
             return None
         if argv[0] in self.memory.aliases and f.depth < MAX_DEPTH:
             argv = shlex_split(self.memory.aliases[argv[0]]) + argv[1:]
@@ -777,6 +813,8 @@ def _brace_expand(word: str, limit: int = 16) -> list[str]:
 
 def _strip_wrappers(argv: list[str]) -> list[str]:
     """``sudo -u x timeout 5 env A=1 git log`` -> ``git log``."""
+    if not argv or posixpath.basename(argv[0]) not in _WRAPPERS_WITH_ARG:
+        return argv
     for _ in range(8):
         if not argv:
             return argv
@@ -805,7 +843,9 @@ def _strip_wrappers(argv: list[str]) -> list[str]:
     return argv
 
 
-def _shell_script(args: list[str], stdin: str | None, memory: Memory, cwd: str) -> tuple[str | None, list[str]]:
+def _shell_script(
+    args: list[str], stdin: str | None, memory: Memory, cwd: str
+) -> tuple[str | None, list[str]]:
     """The script a shell invocation runs: ``-c STR``, a script file, or stdin."""
     i = 0
     while i < len(args):

@@ -1,9 +1,9 @@
 """The data the detection engine passes around: calls, task facts, flags, verdicts.
 
-    >>> call = ToolCall("bash", {"command": "git log --all --oneline"})
-    >>> ctx = GuardContext(protected_paths=("tests/hidden",), base_commit="a1b2c3d")
-    >>> ctx.repo_root
-    '/workspace'
+>>> call = ToolCall("bash", {"command": "git log --all --oneline"})
+>>> ctx = GuardContext(protected_paths=("tests/hidden",), base_commit="a1b2c3d")
+>>> ctx.repo_root
+'/workspace'
 """
 
 from __future__ import annotations

@@ -41,7 +41,11 @@ def test_pattern_specificity():
 
 
 def test_matcher_facts():
-    ctx = GuardContext(protected_paths=("tests/hidden", "/grader"), package="my-pkg", test_paths=frozenset({"tests/test_a.py"}))
+    ctx = GuardContext(
+        protected_paths=("tests/hidden", "/grader"),
+        package="my-pkg",
+        test_paths=frozenset({"tests/test_a.py"}),
+    )
     m = PathMatcher(ctx)
     assert m.protected("/grader/x") == "/grader"
     assert m.is_existing_test("/workspace/tests/test_a.py") is True

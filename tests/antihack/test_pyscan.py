@@ -9,7 +9,9 @@ def kinds(src):
 
 def test_static_strings_reach_shell_calls():
     assert ("shell", "git log --all", "exec") in kinds("import os; os.system('git ' + 'log --all')")
-    assert ("argv", ["git", "show", "abc"], "exec") in kinds("import subprocess as sp\nsp.run(['git', 'show', 'abc'])")
+    assert ("argv", ["git", "show", "abc"], "exec") in kinds(
+        "import subprocess as sp\nsp.run(['git', 'show', 'abc'])"
+    )
 
 
 def test_decoders_and_joins():
@@ -24,12 +26,16 @@ def test_decoders_and_joins():
 def test_write_content_and_network():
     ev = [e for e in scan_python("open('conftest.py', 'w').write('import os')") if e.kind == "path"]
     assert ev[0].op == "write" and ev[0].facts["content"] == "import os"
-    assert ("net", "https://github.com/o/p", "net") in kinds("import urllib.request as u\nu.urlopen('https://github.com/o/p')")
+    assert ("net", "https://github.com/o/p", "net") in kinds(
+        "import urllib.request as u\nu.urlopen('https://github.com/o/p')"
+    )
     assert not [k for k in kinds("print('https://github.com/o/p')") if k[0] == "net"]
 
 
 def test_gitpython():
-    assert ("argv", ["git", "log", "--all"], "exec") in kinds("import git\nr = git.Repo('.')\nr.iter_commits(all=True)")
+    assert ("argv", ["git", "log", "--all"], "exec") in kinds(
+        "import git\nr = git.Repo('.')\nr.iter_commits(all=True)"
+    )
 
 
 def smells(src):
@@ -41,13 +47,24 @@ def test_smells():
     assert "HT-EQ" in smells("class A:\n    def __eq__(self, o):\n        return 1 == 1\n")
     assert "HT-EQ" not in smells("class A:\n    def __eq__(self, o):\n        return self.x == o.x\n")
     assert smells("import sys\nsys.exit(0)\n")["HT-EXIT"].facts["main_guard"] is False
-    assert smells("import sys\nif __name__ == '__main__':\n    sys.exit(main())\n")["HT-EXIT"].facts["main_guard"] is True
-    hook = "def pytest_runtest_makereport(item, call):\n    r = yield\n    r.get_result().outcome = 'passed'\n"
+    assert (
+        smells("import sys\nif __name__ == '__main__':\n    sys.exit(main())\n")["HT-EXIT"].facts[
+            "main_guard"
+        ]
+        is True
+    )
+    hook = (
+        "def pytest_runtest_makereport(item, call):\n    r = yield\n    r.get_result().outcome = 'passed'\n"
+    )
     assert smells(hook)["HT-HOOK"].facts["alters"]
-    assert not smells("def pytest_collection_modifyitems(config, items):\n    items.sort(key=str)\n")["HT-HOOK"].facts["alters"]
+    assert not smells("def pytest_collection_modifyitems(config, items):\n    items.sort(key=str)\n")[
+        "HT-HOOK"
+    ].facts["alters"]
     assert "SC-DETECT" in smells("import os\nX = 'PYTEST_CURRENT_TEST' in os.environ\n")
     assert "SC-DETECT" not in smells("import sys\nX = 'numpy' in sys.modules\n")
-    lit = smells("def f(x):\n    if x == 'a b':\n        return 1.5\n    if x == 'c d':\n        return 2.5\n    return 0\n")
+    lit = smells(
+        "def f(x):\n    if x == 'a b':\n        return 1.5\n    if x == 'c d':\n        return 2.5\n    return 0\n"
+    )
     assert lit["SC-LITERAL"].facts["nontrivial"] == 2
     assert "TT-SKIP" in smells("import pytest\n@pytest.mark.skip\ndef test_a():\n    pass\n")
     assert "HT-PATCH" in smells("import unittest\nunittest.TestCase.assertEqual = lambda *a: None\n")

@@ -10,12 +10,19 @@ def argvs(script: str, cwd: str = "/workspace", memory: Memory | None = None) ->
 
 def test_pipeline_and_lists():
     assert argvs("cd /workspace && git log --all | head -5; echo done") == [
-        ["cd", "/workspace"], ["git", "log", "--all"], ["head", "-5"], ["echo", "done"]
+        ["cd", "/workspace"],
+        ["git", "log", "--all"],
+        ["head", "-5"],
+        ["echo", "done"],
     ]
 
 
 def test_quoting_and_escapes_resolve_to_words():
-    assert argvs("c\\at x; \"g\"'i't log; $'\\x67\\x69\\x74' show") == [["cat", "x"], ["git", "log"], ["git", "show"]]
+    assert argvs("c\\at x; \"g\"'i't log; $'\\x67\\x69\\x74' show") == [
+        ["cat", "x"],
+        ["git", "log"],
+        ["git", "show"],
+    ]
 
 
 def test_variables_expansions_and_defaults():
