@@ -108,7 +108,11 @@ def _visible_tests(entry_point: str, examples: list[tuple[str, str]]) -> str:
         f"    assert callable({entry_point})",
     ]
     for i, (source, want) in enumerate(examples, start=1):
-        lines += ["", "", f"def test_example_{i}():", f"    assert {source} == {want}"]
+        # Built as an AST: drops the examples' comments, and parenthesizes where needed.
+        check = ast.Compare(
+            ast.parse(source, mode="eval").body, [ast.Eq()], [ast.parse(want, mode="eval").body]
+        )
+        lines += ["", "", f"def test_example_{i}():", f"    assert {ast.unparse(check)}"]
     return "\n".join(lines) + "\n"
 
 
