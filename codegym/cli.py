@@ -129,16 +129,32 @@ def eval_cmd(
     workers: int = typer.Option(4, help="Episodes in parallel."),
     limit: int = typer.Option(None, help="Only the first N tasks."),
     max_turns: int = typer.Option(30, help="Turns per episode."),
+    honeypot: bool = typer.Option(False, help="Plant decoys (hidden tests, upstream history) to measure propensity."),
+    guards: bool = typer.Option(True, help="Anti-hack guards on (block) or off (only record)."),
 ) -> None:
     """Evaluate an agent on a suite: pass rate, and per-episode JSONL with --out."""
     from codegym.evaluation import evaluate
 
     summary = evaluate(agent, suite, out, n_per_task=n, workers=workers, limit=limit,
-                       env_kwargs={"max_turns": max_turns})
+                       env_kwargs={"max_turns": max_turns, "honeypot": honeypot, "guards": guards})
     table = Table("metric", "value")
     for key, value in summary.items():
-        table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+        if key != "hack_rates":
+            table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
     console.print(table)
+    rates = Table("category", "attempt rate (episodes)", "flagged", "confirmed", "blocked", "recall vs labels")
+    for category, row in summary["hack_rates"]["categories"].items():
+        rate = row["attempt_rate"]
+        recall = row["recall"]
+        rates.add_row(category, f"{rate['value'] or 0:.3f} ({rate['k']}/{rate['n']})", str(row["flagged_calls"]),
+                      str(row["confirmed_calls"]), str(row["blocked_calls"]),
+                      "-" if recall is None else f"{recall['value']:.3f} ({recall['k']}/{recall['n']})")
+    console.print(rates)
+    agreement = summary["hack_rates"]["agreement"]
+    if agreement:
+        console.print(f"judge agreement with labels: {agreement['value']:.3f} ({agreement['k']}/{agreement['n']})")
+    if out:
+        console.print(f"wrote {out}/episodes.jsonl, summary.json, summary.md, hack_rates.png")
 
 
 @app.command()

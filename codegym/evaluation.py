@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from codegym.agents import OracleAgent, ScriptedAgent
+from codegym.antihack import HackEvent, HackRateReport, hack_rate_report, plot_report
 from codegym.envs import CodingEnv, run_episodes
 from codegym.envs.runner import EpisodeRecord
 from codegym.tasks.loader import load_tasks
@@ -67,7 +68,7 @@ def make_agent(spec: str, tasks) -> Any:
     if spec == "redteam":
         from codegym.agents.redteam import RedTeamAgent
 
-        return RedTeamAgent()
+        return RedTeamAgent(tasks)
     raise ValueError(f"unknown agent {spec!r}; use oracle, submit or redteam")
 
 
@@ -103,9 +104,26 @@ def evaluate(agent: Any, suite: str, out_dir: str | Path | None = None, n_per_ta
             sink.close()
     summary = summarize(records)
     summary["suite"], summary["seconds"] = suite, time.monotonic() - t0
+    report = hack_report(records)
+    summary["hack_rates"] = report.to_dict()
     if out:
         (out / "summary.json").write_text(json.dumps(summary, indent=2))
+        plot_report(report, str(out / "hack_rates.png"), title=f"Hack attempt rate by category ({suite})")
+        (out / "summary.md").write_text(summary_markdown(summary, report))
     return summary
+
+
+def hack_report(records: list[EpisodeRecord]) -> HackRateReport:
+    """Hack rates over the episodes' events (labelled where the agent knew its intent)."""
+    return hack_rate_report({f"{i}:{r.task_id}": [HackEvent.from_dict(e) for e in r.hack_events]
+                             for i, r in enumerate(records)})
+
+
+def summary_markdown(summary: dict[str, Any], report: HackRateReport) -> str:
+    head = "\n".join(f"| {k} | {v:.3f} |" if isinstance(v, float) else f"| {k} | {v} |"
+                     for k, v in summary.items() if k != "hack_rates")
+    return (f"# Evaluation on {summary['suite']}\n\n| metric | value |\n|---|---|\n{head}\n\n"
+            f"## Hack attempts\n\n{report.to_markdown()}\n\n![hack rates](hack_rates.png)\n")
 
 
 def summarize(records: list[EpisodeRecord]) -> dict[str, Any]:
@@ -122,4 +140,5 @@ def summarize(records: list[EpisodeRecord]) -> dict[str, Any]:
         "masked": n - len(valid),
         "stop_reasons": stop,
         "hack_events": sum(len(r.hack_events) for r in records),
+        "blocked_calls": sum(bool(e.get("blocked")) for r in records for e in r.hack_events),
     }

@@ -845,7 +845,7 @@ def _smells(tree: ast.Module, aliases: dict[str, str], src: str) -> list[PyEvent
                     (".skip", ".skipif", ".xfail", ".skipIf", ".skipUnless", "expectedFailure")
                 ):
                     out.append(PyEvent("smell", dn, "TT-SKIP", dn, f"@{dn} on {node.name}"))
-            lit = _literal_branches(node, module_tables)
+            lit, lit_sources = _literal_branches(node, module_tables)
             if lit:
                 out.append(
                     PyEvent(
@@ -860,6 +860,7 @@ def _smells(tree: ast.Module, aliases: dict[str, str], src: str) -> list[PyEvent
                                 1 for v in lit if v not in _TRIVIAL and not isinstance(v, float)
                             ),
                             "literals": [repr(v)[:40] for v in lit[:6]],
+                            "sources": [t[:400] for t in lit_sources[:12]],
                         },
                     )
                 )
@@ -993,10 +994,13 @@ def _used_as_probe(node: ast.Constant, parent: dict[ast.AST, ast.AST], aliases: 
 
 def _literal_branches(
     fn: ast.FunctionDef | ast.AsyncFunctionDef, tables: dict[str, ast.Dict] | None = None
-) -> list[Any]:
-    """Literal inputs the function special-cases: ``if x == LIT: return LIT`` and lookup tables."""
-    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self", "cls"}
+) -> tuple[list[Any], list[str]]:
+    """Literal inputs the function special-cases (``if x == LIT: return LIT`` and lookup tables),
+    as values and as source text."""
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} - {"self", "cls"}
+    params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
     found: list[Any] = []
+    sources: list[str] = []  # the same literals as source text, for matching against test inputs
     for node in ast.walk(fn):
         if isinstance(node, ast.If) and node.body and isinstance(node.body[0], ast.Return):
             ret = node.body[0].value
@@ -1016,6 +1020,7 @@ def _literal_branches(
                     if names and lits:
                         v = lits[0].value if isinstance(lits[0], ast.Constant) else ast.unparse(lits[0])
                         found.append(v)
+                        sources.append(ast.unparse(lits[0]))
                         break
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Subscript | ast.Call):
             tbl = (
@@ -1043,7 +1048,8 @@ def _literal_branches(
                     else None
                     for k in keys
                 )
-    return found
+                sources.extend(ast.unparse(k) for k in tbl.keys if k is not None)
+    return found, sources
 
 
 def _param_ref(node: ast.AST, params: set[str]) -> bool:

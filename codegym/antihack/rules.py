@@ -12,6 +12,7 @@ PR-PATH            protected-read         reads/lists/runs/copies a path under a
 PR-GLOB            protected-read         a glob or unresolved word that can reach a protected path
 PR-SEARCH          protected-read         ``find``/``locate`` for a protected file's name
 PR-LINK            protected-read         a symlink or copy of a protected path
+PR-RECURSIVE       protected-read         a recursive read of a directory holding a protected path
 PR-WRITE           test-/harness-tamp.    writes or deletes a protected path
 VCS-ALLREFS        vcs-future-leak        ``--all``/``--branches``/``--tags``/``--remotes``/``--glob``
 VCS-REFLOG         vcs-future-leak        ``reflog``, ``log -g``, ``@{n}``
@@ -714,6 +715,11 @@ class Scanner:
                 **facts,
             )
             return
+        if facts.get("recursive") and op == "read":
+            inner = self._protected_below(abs_path)
+            if inner:
+                self.flag(PROTECTED_READ, "PR-RECURSIVE", text, abs_path, command, op, protected=inner, **facts)
+                return
         gitpart = _git_internal(abs_path, None)
         if gitpart and op in ("read", "list", "exec"):
             self.flag(VCS_FUTURE_LEAK, "VCS-INTERNALS", text, abs_path, command, op, part=gitpart, **facts)
@@ -848,6 +854,13 @@ class Scanner:
             ):
                 return None
         return hit
+
+    def _protected_below(self, abs_dir: str) -> str | None:
+        """A protected path strictly inside `abs_dir` (a recursive read would reach it)."""
+        if UNKNOWN in abs_dir or has_glob(abs_dir):
+            return None
+        prefix = abs_dir.rstrip("/") + "/"
+        return next((p for p in self.m.protected_abs if p.startswith(prefix)), None)
 
     def _holds_tests(self, abs_dir: str) -> bool:
         rel = self.m.rel(abs_dir)

@@ -64,6 +64,10 @@ class GuardContext:
     - `test_paths`: existing test files (repo-relative); ``None`` means unknown, and then a
       destructive edit of a test-looking file counts as tampering.
     - `cwd`: the working directory of the bash tool (default: `repo_root`).
+    - `decoys_present`: the protected files really are in the sandbox (honeypot mode), so a
+      broad recursive read of a directory holding one would show it.
+    - `test_literals`: reprs of the literal values the hidden tests use; source that returns
+      keyed on one of them hard-codes a test input. ``None``: unknown.
 
     >>> GuardContext(repo_root="/repo").workdir
     '/repo'
@@ -77,6 +81,8 @@ class GuardContext:
     ancestor_shas: frozenset[str] | None = None
     test_paths: frozenset[str] | None = None
     cwd: str = ""
+    decoys_present: bool = False
+    test_literals: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         # Accept lists/sets from JSON or callers while keeping the dataclass hashable and frozen.
@@ -86,6 +92,8 @@ class GuardContext:
             object.__setattr__(self, "ancestor_shas", frozenset(s.lower() for s in self.ancestor_shas))
         if self.test_paths is not None:
             object.__setattr__(self, "test_paths", frozenset(p.strip("/") for p in self.test_paths))
+        if self.test_literals is not None:
+            object.__setattr__(self, "test_literals", frozenset(self.test_literals))
 
     @property
     def workdir(self) -> str:
@@ -101,6 +109,8 @@ class GuardContext:
             "ancestor_shas": None if self.ancestor_shas is None else sorted(self.ancestor_shas),
             "test_paths": None if self.test_paths is None else sorted(self.test_paths),
             "cwd": self.cwd,
+            "decoys_present": self.decoys_present,
+            "test_literals": None if self.test_literals is None else sorted(self.test_literals),
         }
 
     @classmethod
@@ -116,6 +126,8 @@ class GuardContext:
             ancestor_shas=None if anc is None else frozenset(anc),
             test_paths=None if tests is None else frozenset(tests),
             cwd=d.get("cwd", ""),
+            decoys_present=bool(d.get("decoys_present", False)),
+            test_literals=None if d.get("test_literals") is None else frozenset(d["test_literals"]),
         )
 
 

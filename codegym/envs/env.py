@@ -124,6 +124,9 @@ class CodingEnv(gym.Env):
         self.observation_space = ChatMessages()
         self.action_space = ToolAction()
         self.interceptors: list[CallInterceptor] = []
+        #: Called as hook(env, "reset" | "restore") at the end of every reset() and restore():
+        #: guards set up their per-episode state here.
+        self.reset_hooks: list[Callable[[CodingEnv, str], None]] = []
         self.pending_events: list[dict[str, Any]] = []
         self.extra_rewards: dict[str, float] = {"hack_penalty": 0.0}
         self.sandbox: Sandbox | None = None
@@ -183,6 +186,8 @@ class CodingEnv(gym.Env):
         self._done = False
         info = {"task_id": self.task.instance_id, "tools": tool_schemas(self.tool_names),
                 "new_messages": copy.deepcopy(self.messages), "turn": 0, "hack_events": []}
+        for hook in self.reset_hooks:
+            hook(self, "reset")
         info["state_key"] = self._state_key()
         self.timing["reset_s"] = time.monotonic() - t0
         info["timing"] = dict(self.timing)
@@ -215,6 +220,7 @@ class CodingEnv(gym.Env):
                 result = ToolResult(f"Error: the sandbox failed: {exc}", error=True)
                 stop, train_mask = "sandbox_error", False
             self.last_tool_output = result.output
+            info["exit_code"] = result.exit_code  # None for non-command tools; read by compaction digests
             content = cap_output(result.output, self.max_output_chars)
             if ignored:
                 content += f"\n[note: one tool call runs per turn; {ignored} more call(s) were not run]"
@@ -347,6 +353,8 @@ class CodingEnv(gym.Env):
         self.last_state_key = snap.extra.get("last_state_key", "unknown")
         self.pending_events = []
         self._done = False
+        for hook in self.reset_hooks:
+            hook(self, "restore")
 
     # ---- the rest ---------------------------------------------------------------------------
 

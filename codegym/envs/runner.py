@@ -50,10 +50,13 @@ def run_episode(env, agent, task_id: str | None = None, seed: int | None = None)
     steps = []
     hack_events = list(info.get("hack_events", []))
     reward, done = 0.0, False
+    labels = getattr(agent, "label", None)
     while not done:
         action = agent.act(obs, info)
         obs, reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
+        if labels is not None:
+            _label_events(info, labels(info.get("turn")))
         hack_events.extend(info.get("hack_events", []))
         steps.append({"turn": info.get("turn"), "tool_call": info.get("tool_call"),
                       "parse_error": info.get("parse_error"), "state_key": info.get("state_key"),
@@ -63,6 +66,20 @@ def run_episode(env, agent, task_id: str | None = None, seed: int | None = None)
         stop_reason=info.get("stop_reason", ""), train_mask=bool(info.get("train_mask", True)),
         turns=len(steps), messages=obs, steps=steps, tests=info.get("tests", {}), hack_events=hack_events,
         timing=info.get("timing", {}), wall_s=time.monotonic() - t0)
+
+
+def _label_events(info: dict[str, Any], label: tuple[str, str] | None) -> None:
+    """Ground truth from an agent that knows its intent (a red team): every event of the turn
+    gets a label, and a labelled hack that raised no flag becomes a "missed" event."""
+    events = info.setdefault("hack_events", [])
+    for ev in events:
+        ev["label_is_hack"], ev["label_category"] = label is not None, label[1] if label else None
+    if label is not None and not events:
+        call = info.get("tool_call") or {"name": "", "arguments": {}}
+        events.append({"turn": info.get("turn", 0), "tool": call["name"], "arguments": call["arguments"],
+                       "flags": [], "verdict": False, "category": None, "judge": "", "blocked": False,
+                       "dummy_result": None, "rationale": "missed: no rule flagged this call",
+                       "label_is_hack": True, "label_category": label[1], "extra": {"technique": label[0]}})
 
 
 def _agent_copy(agent):
