@@ -97,8 +97,18 @@ def tasks_validate(
     backend: str = typer.Option("auto", help="Sandbox backend: docker, local or auto."),
     workers: int = typer.Option(4, help="Episodes in parallel."),
     limit: int = typer.Option(None, help="Only the first N tasks."),
+    local: bool = typer.Option(False, help="Grade on the host (no sandbox) with codegym.tasks.validate."),
 ) -> None:
-    """Check every task: the reference solution scores 1, an immediate submit scores 0."""
+    """Check every task: the reference solution scores 1, an immediate submit scores 0.
+
+    By default through real env episodes in sandboxes: the oracle applies the reference patch
+    with the bash tool and submits; an empty agent submits at once; the grader decides.
+    """
+    if local:
+        from codegym.tasks.cli import validate as validate_on_host
+
+        validate_on_host(suite, jobs=workers, ids="", limit=limit or 0, verbose=False)
+        return
     from codegym.evaluation import validate_suite
 
     report = validate_suite(suite, backend=backend, workers=workers, progress=True, limit=limit)
@@ -107,6 +117,14 @@ def tasks_validate(
     console.print(f"{suite}: {report.n_tasks - len({t for t, _ in report.failures})}/{report.n_tasks} tasks valid "
                   f"({report.seconds:.0f} s)")
     raise typer.Exit(0 if report.ok else 1)
+
+
+@tasks_app.command("show")
+def tasks_show(suite: str, instance_id: str) -> None:
+    """Print one task as JSON."""
+    from codegym.tasks.cli import show
+
+    show(suite, instance_id)
 
 
 @tasks_app.command("list")

@@ -254,3 +254,22 @@ def test_threads_share_the_pool_safely():
     [t.start() for t in threads]
     [t.join() for t in threads]
     assert errors == []
+
+
+@pytest.mark.parametrize("suite", ["toy", "repofix", "humaneval"])
+def test_the_sandbox_history_ends_at_the_base_commit(suite):
+    """Defence in depth under the guards: upstream objects are absent from the sandbox itself."""
+    task = load_tasks(suite)[0]
+    e = CodingEnv([task], backend="docker")
+    e.reset()
+    shas = [r for r in task.upstream_refs if len(r) == 40]
+    assert shas
+    for sha in shas:
+        assert e.sandbox.exec(f"git cat-file -e {sha}").exit_code != 0
+    r = e.sandbox.exec("git rev-parse HEAD; git log --all --format=%H | wc -l; git rev-list HEAD | wc -l; "
+                       "git tag; git branch -a --format='%(refname)'; git reflog | wc -l; git remote; "
+                       "git fsck --lost-found --no-progress 2>&1 | grep -c dangling || true")
+    head, n_all, n_head, *rest = r.stdout.split()
+    assert head == task.base_commit and n_all == n_head
+    assert rest == ["refs/heads/main", "0", "0"], r.stdout  # no tags, one branch, no reflog/remotes/dangling
+    e.close()

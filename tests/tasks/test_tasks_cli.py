@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 
 
 def _validate(source: str, cache, *extra: str) -> subprocess.CompletedProcess:
@@ -25,12 +24,9 @@ def test_validate_toy(codegym_cache):
     assert "toy: 15/15 tasks valid, 0 load error(s)" in proc.stdout
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("suite", ["repofix", "humaneval"])
-def test_validate_builtin_suite(suite, codegym_cache):
-    proc = _validate(suite, codegym_cache)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert " tasks valid, 0 load error(s)" in proc.stdout
+# repofix and humaneval are validated end to end in real sandboxes, through the env's own
+# tools, by tests/envs/test_suites.py (`codegym tasks validate SUITE`); this file checks the
+# host-side validator on the toy suite and a hand-made broken task.
 
 
 def test_validate_reports_a_bad_task(calc_repo, tmp_path, codegym_cache):
