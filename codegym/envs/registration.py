@@ -30,7 +30,7 @@ def make_coding_env(tasks: Any = None, **kwargs: Any) -> gym.Env:
     return apply_default_wrappers(CodingEnv(tasks, **kwargs), **wrapper_kwargs)
 
 
-_WRAPPER_KWARGS: set[str] = set()
+_WRAPPER_KWARGS: set[str] = {"compaction", "context_budget", "compaction_strategy", "tokenizer", "summarizer"}
 
 
 def register_envs() -> None:
