@@ -30,11 +30,17 @@ def make_coding_env(tasks: Any = None, **kwargs: Any) -> gym.Env:
     return apply_default_wrappers(CodingEnv(tasks, **kwargs), **wrapper_kwargs)
 
 
-_WRAPPER_KWARGS: set[str] = {"compaction", "context_budget", "compaction_strategy", "tokenizer", "summarizer"}
+_WRAPPER_KWARGS: set[str] = {"guards", "protected_file_guard", "upstream_commit_guard", "test_tamper_guard",
+                              "honeypot", "judge", "compaction", "context_budget", "compaction_strategy",
+                              "tokenizer", "summarizer"}
 
 
 def register_envs() -> None:
     for env_id, suite in ENV_IDS.items():
         if env_id not in gym.registry:
+            # No OrderEnforcing or PassiveEnvChecker: an env that continues a snapshot (`restore`)
+            # steps without a reset, which both refuse. CodingEnv enforces reset-before-step
+            # itself, and the tests run Gymnasium's full `check_env` on every id.
             gym.register(env_id, entry_point="codegym.envs.registration:make_coding_env",
-                         kwargs={} if suite is None else {"tasks": suite})
+                         kwargs={} if suite is None else {"tasks": suite}, order_enforce=False,
+                         disable_env_checker=True)
