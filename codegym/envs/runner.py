@@ -60,7 +60,7 @@ def run_episode(env, agent, task_id: str | None = None, seed: int | None = None)
         hack_events.extend(info.get("hack_events", []))
         steps.append({"turn": info.get("turn"), "tool_call": info.get("tool_call"),
                       "parse_error": info.get("parse_error"), "state_key": info.get("state_key"),
-                      "hack_events": info.get("hack_events", [])})
+                      "hack_events": info.get("hack_events", []), "segment": info.get("segment")})
     return EpisodeRecord(
         task_id=info.get("task_id", task_id or ""), reward=float(reward), rewards=info.get("rewards", {}),
         stop_reason=info.get("stop_reason", ""), train_mask=bool(info.get("train_mask", True)),
