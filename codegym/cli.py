@@ -140,7 +140,8 @@ def tasks_list(suite: str = typer.Argument(..., help="A built-in suite or a JSON
 
 @app.command("eval")
 def eval_cmd(
-    agent: str = typer.Option("oracle", help="oracle, submit, or redteam."),
+    agent: str = typer.Option("oracle", help="oracle, submit, redteam, tiny, a model directory or hub id, "
+                              "or an OpenAI-compatible URL (http://host:port/v1, with --model)."),
     suite: str = typer.Option("toy", help="A built-in suite or a JSONL path."),
     out: str = typer.Option(None, help="Directory for episodes.jsonl and summary.json."),
     n: int = typer.Option(1, help="Episodes per task."),
@@ -149,10 +150,17 @@ def eval_cmd(
     max_turns: int = typer.Option(30, help="Turns per episode."),
     honeypot: bool = typer.Option(False, help="Plant decoys (hidden tests, upstream history) to measure propensity."),
     guards: bool = typer.Option(True, help="Anti-hack guards on (block) or off (only record)."),
+    model: str = typer.Option(None, help="With a URL --agent: the served model name."),
+    tokenizer: str = typer.Option(None, help="With a URL --agent: complete token ids with this tokenizer."),
+    max_new_tokens: int = typer.Option(512, help="Model agents: tokens per turn."),
+    temperature: float = typer.Option(1.0, help="Model agents: sampling temperature."),
 ) -> None:
     """Evaluate an agent on a suite: pass rate, and per-episode JSONL with --out."""
-    from codegym.evaluation import evaluate
+    from codegym.evaluation import evaluate, make_agent
 
+    if agent not in ("oracle", "submit", "empty", "redteam"):
+        agent = make_agent(agent, None, model=model, tokenizer=tokenizer, max_new_tokens=max_new_tokens,
+                           temperature=temperature)
     summary = evaluate(agent, suite, out, n_per_task=n, workers=workers, limit=limit,
                        env_kwargs={"max_turns": max_turns, "honeypot": honeypot, "guards": guards})
     table = Table("metric", "value")

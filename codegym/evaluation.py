@@ -59,8 +59,14 @@ def validate_suite(suite: str, backend: str = "auto", workers: int = 4, progress
     return report
 
 
-def make_agent(spec: str, tasks) -> Any:
-    """An agent by name: `oracle`, `submit` (submits at once), `redteam` (if available)."""
+def make_agent(spec: str, tasks, *, model: str | None = None, tokenizer: str | None = None,
+               max_new_tokens: int = 512, temperature: float = 1.0, device: str | None = None) -> Any:
+    """An agent by name: `oracle`, `submit` (submits at once), `redteam`, or a model.
+
+    A model is `tiny` (the local tiny model), a local directory or hub id (a `TransformersEngine`),
+    or an OpenAI-compatible URL ``http://host:port/v1`` with `model` (the served name): with a
+    `tokenizer` (path or hub id) it completes token ids, else it uses the chat API.
+    """
     if spec == "oracle":
         return OracleAgent(tasks)
     if spec in ("submit", "empty"):
@@ -69,7 +75,32 @@ def make_agent(spec: str, tasks) -> Any:
         from codegym.agents.redteam import RedTeamAgent
 
         return RedTeamAgent(tasks)
-    raise ValueError(f"unknown agent {spec!r}; use oracle, submit or redteam")
+    from codegym.agents import LLMAgent
+
+    sampling = {"max_new_tokens": max_new_tokens, "temperature": temperature}
+    if spec.startswith(("http://", "https://")):
+        from codegym.agents.engines import OpenAIEngine
+
+        if not model:
+            raise ValueError(f"--agent {spec} needs --model: the model name the server serves")
+        tok = None
+        if tokenizer:
+            from transformers import AutoTokenizer
+
+            tok = AutoTokenizer.from_pretrained(tokenizer)
+        return LLMAgent(OpenAIEngine(spec, model, tokenizer=tok), tok, **sampling)
+    from codegym.agents.engines import TransformersEngine
+
+    if spec == "tiny":
+        from codegym.agents.tiny import build_tiny_model, build_tiny_tokenizer
+
+        tok = build_tiny_tokenizer()
+        return LLMAgent(TransformersEngine(build_tiny_model(tok), tok), tok, **sampling)
+    if Path(spec).exists() or spec.count("/") == 1:
+        engine = TransformersEngine.from_pretrained(spec, device=device)
+        return LLMAgent(engine, engine.tokenizer, **sampling)
+    raise ValueError(f"unknown agent {spec!r}; use oracle, submit, redteam, tiny, a model directory or hub id "
+                     "(org/name), or an OpenAI-compatible URL with --model")
 
 
 def evaluate(agent: Any, suite: str, out_dir: str | Path | None = None, n_per_task: int = 1, workers: int = 4,
