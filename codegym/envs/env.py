@@ -113,7 +113,7 @@ class CodingEnv(gym.Env):
         if unknown_tools:
             raise ValueError(f"unknown tools {unknown_tools}; known: {', '.join(DEFAULT_TOOLS)}")
         self.reward_weights = dict(DEFAULT_WEIGHTS if reward_weights is None else reward_weights)
-        weighted_reward({k: 0.0 for k in (*reward_components_names(),)}, self.reward_weights)  # validate names
+        weighted_reward(dict.fromkeys(reward_components_names(), 0.0), self.reward_weights)  # validates the names
         self.state_key_fn = get_state_key_fn(state_key)
         self.backend, self.sandbox_config = backend, sandbox_config
         self._pool = pool
@@ -245,7 +245,7 @@ class CodingEnv(gym.Env):
         elif error is not None:
             info["state_key"] = self.last_state_key  # nothing ran: the state is unchanged
         else:
-            info["state_key"] = self._safe_state_key(info)
+            info["state_key"] = self._safe_state_key()
         return copy.deepcopy(self.messages), reward, terminated, truncated, info
 
     def _read_action(self, action) -> tuple[str, ToolCall | None, str | None, int]:
@@ -282,7 +282,7 @@ class CodingEnv(gym.Env):
         finally:
             self.timing["state_key_s"] += time.monotonic() - t0
 
-    def _safe_state_key(self, info: dict[str, Any]) -> str:
+    def _safe_state_key(self) -> str:
         try:
             return self._state_key()
         except SandboxError:
@@ -297,7 +297,7 @@ class CodingEnv(gym.Env):
             try:
                 grader = SandboxGrader(self.pool_for(self.task), self.grade_timeout)
                 diff = grader.agent_diff(self.sandbox, self.task)
-                info["state_key"] = self._safe_state_key(info)
+                info["state_key"] = self._safe_state_key()
                 graded = grader.grade(self.task, diff)
                 self.timing["grade_s"] = graded.seconds
                 grade_result = graded.result

@@ -14,9 +14,8 @@ in an executor (see `executor.py`) attached over `docker exec`, as the `agent` u
 from __future__ import annotations
 
 import threading
-import time
 
-from .base import ExecResult, SandboxError
+from .base import SandboxError
 from .client import EXECUTOR_SOURCE, DockerAttachStream, ExecutorClient, ExecutorGone
 from .config import SandboxConfig
 from .lifecycle import KEEPER_SOURCE, owner_labels, track, untrack
@@ -126,13 +125,6 @@ class DockerSandbox(ExecutorOps):
                 f"{cfg.user!r}?"
             ) from exc
 
-    def _client(self) -> ExecutorClient:
-        if self._closed:
-            raise SandboxError("This sandbox is closed; acquire or create a new one.")
-        if self._executor is None:
-            self._recover("the executor is not running")
-        return self._executor
-
     def _recover(self, why: str) -> None:
         """Restart the executor if the container still runs, else raise `SandboxError`."""
         with self._restart_lock:
@@ -145,23 +137,6 @@ class DockerSandbox(ExecutorOps):
                     "Create a new sandbox (a pool replaces it for you)."
                 )
             self._start_executor()
-
-    def exec(self, cmd: str, timeout: float = 60.0, workdir: str | None = None,
-             env: dict[str, str] | None = None) -> ExecResult:
-        started = time.monotonic()
-        client = self._client()
-        try:
-            return client.exec(cmd, timeout, workdir, env, self.config.output_limit,
-                               self.config.max_background())
-        except ExecutorGone as exc:
-            # The command killed the executor (`kill -9 -1`) or the container died.
-            self._recover(str(exc))
-            return ExecResult(
-                exit_code=137, stdout="",
-                stderr="codegym: the command killed the sandbox's command runner; the sandbox "
-                "was recovered and every background process is gone.\n",
-                timed_out=False, duration_s=time.monotonic() - started,
-            )
 
     def is_alive(self) -> bool:
         if self._closed:

@@ -22,9 +22,8 @@ import signal
 import subprocess
 import tempfile
 import threading
-import time
 
-from .base import ExecResult, SandboxError
+from .base import SandboxError
 from .client import EXECUTOR_SOURCE, ExecutorClient, ExecutorGone, PipeStream
 from .config import SandboxConfig
 from .lifecycle import track, untrack
@@ -119,33 +118,10 @@ class LocalSandbox(ExecutorOps):
                 "namespaces work (`unshare -Ur true`) and that /usr/bin/python3 exists."
             ) from exc
 
-    def _client(self) -> ExecutorClient:
-        if self._closed:
-            raise SandboxError("This sandbox is closed; acquire or create a new one.")
-        if self._executor is None:
-            self._recover("the executor is not running")
-        return self._executor
-
     def _recover(self, why: str) -> None:
         with self._lock:
             self._stop_process()
             self._start_executor()
-
-    def exec(self, cmd: str, timeout: float = 60.0, workdir: str | None = None,
-             env: dict[str, str] | None = None) -> ExecResult:
-        started = time.monotonic()
-        client = self._client()
-        try:
-            return client.exec(cmd, timeout, workdir, env, self.config.output_limit,
-                               self.config.max_background())
-        except ExecutorGone as exc:
-            self._recover(str(exc))
-            return ExecResult(
-                exit_code=137, stdout="",
-                stderr="codegym: the command killed the sandbox's command runner; the sandbox "
-                "was recovered and every background process is gone.\n",
-                duration_s=time.monotonic() - started,
-            )
 
     def is_alive(self) -> bool:
         return not self._closed and self._proc is not None and self._proc.poll() is None

@@ -1,7 +1,8 @@
 """File, archive and snapshot operations that every executor-backed sandbox shares.
 
-A backend supplies `_client()` (a live `ExecutorClient`), `_recover(why)` and `config`;
-this mixin turns the executor's ops into the `Sandbox` protocol's methods.
+A backend supplies `_start_executor()`, `_recover(why)` (restart the executor or raise
+`SandboxError`), `config`, and the `_executor`/`_closed` attributes; this mixin turns the
+executor's ops into the `Sandbox` protocol's methods.
 """
 
 from __future__ import annotations
@@ -9,9 +10,10 @@ from __future__ import annotations
 import io
 import os
 import tarfile
+import time
 
-from .base import SandboxError
-from .client import ExecutorGone
+from .base import ExecResult, SandboxError
+from .client import ExecutorClient, ExecutorGone
 
 _MAPPED_ERRORS = {
     "FileNotFoundError": FileNotFoundError,
@@ -22,6 +24,31 @@ _MAPPED_ERRORS = {
 
 
 class ExecutorOps:
+    _executor: ExecutorClient | None
+    _closed: bool
+
+    def _client(self) -> ExecutorClient:
+        if self._closed:
+            raise SandboxError("This sandbox is closed; acquire or create a new one.")
+        if self._executor is None:
+            self._recover("the executor is not running")
+        return self._executor
+
+    def exec(self, cmd: str, timeout: float = 60.0, workdir: str | None = None,
+             env: dict[str, str] | None = None) -> ExecResult:
+        started = time.monotonic()
+        client = self._client()
+        try:
+            return client.exec(cmd, timeout, workdir, env, self.config.output_limit, self.config.max_background())
+        except ExecutorGone as exc:
+            # The command killed the executor (`kill -9 -1`) or the sandbox died: recover or raise.
+            self._recover(str(exc))
+            return ExecResult(
+                exit_code=137, stdout="",
+                stderr="codegym: the command killed the sandbox's command runner; the sandbox "
+                "was recovered and every background process is gone.\n",
+                duration_s=time.monotonic() - started,
+            )
     def _op(self, header: dict, payload: bytes = b"", timeout: float = 120.0) -> bytes:
         try:
             reply, out = self._client().call(header, payload, timeout=timeout)
