@@ -4,6 +4,9 @@
     codegym images build           # build the sandbox images (offline bootstrap if needed)
     codegym sandbox gc             # remove leftover containers of dead runs
     codegym demo                   # build, warm a pool, run commands, print timings
+    codegym sft CONFIG.yaml        # behaviour cloning from oracle episodes (a warm start)
+    codegym train CONFIG.yaml      # RL training (ppo, grpo, gigpo, tree_grpo, gdpo, gd2po)
+    codegym main                   # the main job: sft + train + eval + report on the toy suite
 """
 
 from __future__ import annotations
@@ -181,6 +184,78 @@ def eval_cmd(
         console.print(f"judge agreement with labels: {agreement['value']:.3f} ({agreement['k']}/{agreement['n']})")
     if out:
         console.print(f"wrote {out}/episodes.jsonl, summary.json, summary.md, hack_rates.png")
+
+
+def _load_train_config(config: str, out: str | None, iterations: int | None, init_adapter: str | None = None):
+    from codegym.trainer.config import ConfigError, load_config
+
+    overrides: dict = {}
+    if out:
+        overrides.setdefault("run", {})["out_dir"] = out
+    if iterations is not None:
+        overrides.setdefault("run", {})["iterations"] = iterations
+    if init_adapter:
+        overrides.setdefault("model", {})["init_adapter"] = init_adapter
+    try:
+        return load_config(config, overrides)
+    except (ConfigError, FileNotFoundError) as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+
+
+@app.command()
+def train(
+    config: str = typer.Argument(..., help="A YAML training config (see examples/train_*.yaml)."),
+    resume: str = typer.Option(None, help="Continue from a checkpoint directory or a run directory."),
+    out: str = typer.Option(None, help="Override run.out_dir."),
+    iterations: int = typer.Option(None, help="Override run.iterations."),
+    init_adapter: str = typer.Option(None, help="Override model.init_adapter (e.g. runs/sft/policy)."),
+) -> None:
+    """Train a LoRA policy on codegym envs (config: model, env, rollout, algorithm, optim, run)."""
+    from codegym.trainer.config import dump_config
+    from codegym.trainer.loop import Trainer
+
+    cfg = _load_train_config(config, out, iterations, init_adapter)
+    dump_config(cfg, f"{cfg.run.out_dir}/config.yaml")
+    trainer = Trainer(cfg, resume=resume)
+    rows = trainer.train()
+    if rows:
+        last = rows[-1]
+        console.print(f"done: {trainer.iteration} iterations, last reward {last.get('reward/mean', 0):.3f}, "
+                      f"pass rate {last.get('episodes/pass_rate', 0):.3f}; metrics in {cfg.run.out_dir}/metrics.jsonl")
+
+
+@app.command()
+def sft(
+    config: str = typer.Argument(..., help="A YAML training config: its model and env sections are used."),
+    out: str = typer.Option("runs/sft", help="Output directory (the adapter goes to OUT/policy)."),
+    steps: int = typer.Option(40, help="Optimizer steps."),
+    lr: float = typer.Option(1e-3, help="Learning rate."),
+    batch_rows: int = typer.Option(8, help="Sequences per step."),
+    tasks: str = typer.Option(None, help="Comma-separated task ids (default: env.tasks, else all)."),
+) -> None:
+    """Behaviour cloning from compact oracle episodes: a warm start for `train` (model.init_adapter)."""
+    from codegym.trainer.sft import run_sft
+
+    cfg = _load_train_config(config, None, None)
+    summary = run_sft(cfg, out, steps=steps, lr=lr, batch_rows=batch_rows,
+                      task_ids=tasks.split(",") if tasks else None)
+    console.print(f"sft: {summary['episodes']} oracle episodes, loss {summary['first_loss']:.3f} -> "
+                  f"{summary['last_loss']:.3f}; adapter {summary['adapter']}")
+
+
+@app.command("main")
+def main_job(
+    config: str = typer.Option("examples/main_job.yaml", help="The training config of the main job."),
+    out: str = typer.Option("runs/main", help="Output directory (report.md, PNGs, metrics, eval)."),
+    iterations: int = typer.Option(None, help="Override run.iterations."),
+) -> None:
+    """The main job: SFT warm start, a short LoRA RL run, evaluation with hack rates, a report."""
+    from codegym.trainer.report import run_main_job
+
+    cfg = _load_train_config(config, out, iterations)
+    report = run_main_job(cfg, console=console)
+    console.print(f"wrote {report}")
 
 
 @app.command()

@@ -1,0 +1,166 @@
+"""Behaviour cloning from oracle episodes: a short warm start for the policy adapter.
+
+    episodes = oracle_episodes(make_env, tokenizer, tasks)          # real env episodes, reward 1 each
+    losses = sft(models, episodes, steps=40, lr=1e-3)               # the `policy` adapter learns them
+    models.save_policy_adapter("runs/sft/policy")                   # -> model.init_adapter
+
+    codegym sft examples/main_job.yaml --steps 40 --out runs/sft
+
+The oracle's actions are rendered by the same `LLMAgent` the trainer samples with, so the
+episodes hold the exact token ids the policy will see (chat template, tool schemas, the env's
+observations). On the toy suite the oracle is *compact*: one ``create`` tool call per file of
+the reference solution, then ``submit`` (40-60 tokens instead of a long bash heredoc with a
+diff). Other suites fall back to the patch-applying `OracleAgent` call. Only episodes the grader
+scored 1 are kept. The loss is the token-mean negative log-likelihood of the completion tokens
+(temperature 1), i.e. exactly what the policy will sample.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from codegym.agents.engines.base import Completion, GenerationRequest
+
+from .data import Episode
+
+
+def compact_oracle_calls(task: Any) -> list[str]:
+    """The tool-call texts that solve `task`: ``create`` per solution file on the toy suite, else a
+    bash ``git apply`` of the reference patch; then ``submit``."""
+    from codegym.antihack.types import ToolCall
+    from codegym.envs.parsing import format_tool_call
+    from codegym.tasks.suites.toy import TOYS
+
+    name = task.instance_id.removeprefix("toy-")
+    toy = next((t for t in TOYS if t.name == name), None)
+    if toy is not None:
+        calls = [ToolCall("create", {"path": p, "file_text": c}) for p, c in sorted(toy.fixed.items())]
+    else:
+        patch = task.patch if task.patch.endswith("\n") else task.patch + "\n"
+        calls = [ToolCall("bash", {"command": f"git apply --whitespace=nowarn - <<'EOF_ORACLE'\n{patch}EOF_ORACLE"})]
+    return [format_tool_call(c) for c in calls] + [format_tool_call(ToolCall("submit", {}))]
+
+
+class OracleEngine:
+    """An engine that "samples" the compact oracle's next call for the task in the prompt.
+
+    The task is found by its problem statement in the decoded prompt and the turn by the number
+    of assistant turns so far. No eos is appended (the agent stops at the end of a tool call),
+    every logprob is 0.
+    """
+
+    probe_tolerance = float("inf")
+
+    def __init__(self, tokenizer: Any, tasks: Sequence[Any]):
+        self.tokenizer, self.policy_version = tokenizer, 0
+        self.eos_token_ids = [int(tokenizer.eos_token_id)]
+        self.calls = {t.problem_statement: compact_oracle_calls(t) for t in tasks}
+        self._lock = threading.Lock()
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[Completion]:
+        out = []
+        for r in requests:
+            prompt = self.tokenizer.decode(r.prompt_ids, skip_special_tokens=False)
+            calls = next((c for s, c in self.calls.items() if s in prompt), None)
+            if calls is None:
+                raise ValueError("OracleEngine: no known task statement in the prompt")
+            turn = max(0, prompt.count("<|im_start|>assistant") - 1)
+            text = calls[min(turn, len(calls) - 1)]
+            ids = self.tokenizer.encode(text, add_special_tokens=False)
+            out.append(Completion(ids, [0.0] * len(ids), "stop", 0, self.tokenizer.decode(ids)))
+        return out
+
+    def load_adapter(self, path_or_state: Any, version: int) -> None:
+        self.policy_version = int(version)
+
+
+def oracle_episodes(make_env: Callable[[], Any], tokenizer: Any, tasks: Sequence[Any], *, repeats: int = 1,
+                    max_envs: int = 4, seed: int = 0) -> list[Episode]:
+    """Compact-oracle episodes through real envs, rendered by an `LLMAgent`; only reward-1 episodes."""
+    from codegym.agents import LLMAgent
+
+    from .rollout import collect
+
+    engine = OracleEngine(tokenizer, tasks)
+    agent = LLMAgent(engine, tokenizer, max_new_tokens=4096, temperature=1.0, stop_at_call=True)
+    episodes = collect(make_env, agent, [t.instance_id for t in tasks], group_size=repeats, max_envs=max_envs,
+                       seed=seed, batch_id="sft")
+    good = [e for e in episodes if e.train_mask and e.reward >= 1.0]
+    if not good:
+        raise RuntimeError("no oracle episode scored 1: check the env (max_turns must allow the oracle's calls)")
+    return good
+
+
+def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float = 1e-3, batch_rows: int = 8,
+        seed: int = 0, max_grad_norm: float = 1.0, on_step: Callable[[int, float], None] | None = None) -> list[float]:
+    """Train the `policy` adapter on the episodes' completion tokens; returns the loss per step."""
+    import torch
+
+    from .data import to_sequences
+
+    batch = to_sequences(episodes, models.tokenizer.pad_token_id)
+    params = models.policy_parameters()
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
+    rng = random.Random(seed)
+    rows = list(range(batch.num_rows))
+    losses = []
+    models.use_policy()
+    models.train(True)
+    for step in range(steps):
+        pick = rng.sample(rows, min(batch_rows, len(rows)))
+        w = int(batch.attention_mask[pick].sum(-1).max())
+        ids = batch.input_ids[pick, :w].to(models.device)
+        attn = batch.attention_mask[pick, :w].to(models.device)
+        mask = batch.completion_mask[pick, :w].float().to(models.device)
+        lp = models.policy_logprobs(ids, attn, 1.0)
+        loss = -(lp * mask).sum() / mask.sum().clamp(min=1.0)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+        opt.step()
+        losses.append(float(loss.detach()))
+        if on_step is not None:
+            on_step(step, losses[-1])
+    models.train(False)
+    return losses
+
+
+def run_sft(cfg: Any, out_dir: str, *, steps: int = 40, lr: float = 1e-3, batch_rows: int = 8,
+            task_ids: Sequence[str] | None = None, repeats: int = 1) -> dict[str, Any]:
+    """`codegym sft`: oracle episodes on the config's env and tasks, SFT of a fresh policy adapter,
+    saved to ``out_dir/policy`` (set ``model.init_adapter`` to it)."""
+    from pathlib import Path
+
+    import torch
+
+    from .loop import default_make_env
+    from .models import build_models
+
+    torch.manual_seed(cfg.run.seed)
+    make_env = default_make_env(cfg)
+    env = make_env()
+    try:
+        all_tasks = list(env.unwrapped.tasks)
+    finally:
+        env.close()
+    wanted = list(task_ids or cfg.env.tasks or [t.instance_id for t in all_tasks])
+    tasks = [t for t in all_tasks if t.instance_id in set(wanted)]
+    model_cfg = cfg.model
+    if model_cfg.init_adapter:  # SFT starts from a fresh adapter
+        from dataclasses import replace
+
+        model_cfg = replace(model_cfg, init_adapter=None)
+    models = build_models(model_cfg, critic="none")
+    episodes = oracle_episodes(make_env, models.tokenizer, tasks, repeats=repeats, seed=cfg.run.seed)
+    losses = sft(models, episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=cfg.run.seed)
+    out = Path(out_dir)
+    path = models.save_policy_adapter(out / "policy")
+    summary = {"episodes": len(episodes), "tasks": [t.instance_id for t in tasks], "steps": steps, "lr": lr,
+               "first_loss": losses[0] if losses else None, "last_loss": losses[-1] if losses else None,
+               "adapter": str(path)}
+    (out / "sft.json").write_text(json.dumps({**summary, "losses": losses}, indent=2))
+    return summary
