@@ -77,15 +77,20 @@ def is_orphan(labels: dict[str, str]) -> bool:
 
 
 def reap(client, everything: bool = False) -> list[str]:
-    """Remove leftover codegym containers; with `everything`, also live runs' on this host."""
+    """Remove leftover codegym containers; with `everything`, also live runs' on this host.
+
+    Uses the raw container list (one API call, labels included): containers come and go while
+    we look (auto-removed ones vanish), so nothing here may assume one still exists.
+    """
     removed = []
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
-        if everything or is_orphan(c.labels):
+    for row in client.api.containers(all=True, filters={"label": LABEL}):
+        labels = row.get("Labels") or {}
+        if everything or is_orphan(labels):
             try:
-                c.remove(force=True)
-                removed.append(c.name)
+                client.api.remove_container(row["Id"], force=True)
             except Exception:  # already gone (auto-remove raced us)
-                pass
+                continue
+            removed.append((row.get("Names") or [row["Id"][:12]])[0].lstrip("/"))
     return removed
 
 
