@@ -26,6 +26,11 @@ def _workspace(files: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
+def _container_ids(client) -> set[str]:
+    # The raw list: the high-level one inspects each container and fails on one auto-removed meanwhile.
+    return {row["Id"] for row in client.api.containers(all=True)}
+
+
 def test_a_file_written_in_one_episode_is_gone_in_the_next(pool):
     ws = _workspace({"app.py": "print('v1')\n"})
     sb = pool.acquire(ws)
@@ -115,7 +120,7 @@ def test_containers_are_labelled_and_leftovers_are_reaped(docker_client, python_
         # pool start-up reaps it; a live run's container is never touched
         with SandboxPool(SandboxConfig(image=python_image), size=0, backend="docker", client=docker_client) as p:
             assert p.stats.reaped >= 1
-            assert c.id not in [x.id for x in docker_client.containers.list(all=True)]
+            assert c.id not in _container_ids(docker_client)
             sb = p.acquire()
             assert sb.container.labels[LABEL] and sb.container.labels["codegym.owner_pid"] == str(os.getpid())
             assert sb.container.name not in reap(docker_client)
@@ -139,7 +144,7 @@ def test_codegym_sandbox_gc_command_removes_a_leftover(docker_client, python_ima
     result = CliRunner().invoke(app, ["sandbox", "gc"])
     assert result.exit_code == 0, result.output
     assert c.name in result.output
-    assert c.id not in [x.id for x in docker_client.containers.list(all=True)]
+    assert c.id not in _container_ids(docker_client)
 
 
 def test_orphaned_container_dies_on_its_own_after_ttl(docker_client, python_image):
@@ -150,7 +155,7 @@ def test_orphaned_container_dies_on_its_own_after_ttl(docker_client, python_imag
     sb._executor.close()  # the host side goes away without cleaning up
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        if cid not in [c.id for c in docker_client.containers.list(all=True)]:
+        if cid not in _container_ids(docker_client):
             break
         time.sleep(0.5)
     else:
