@@ -233,15 +233,19 @@ def sft(
     lr: float = typer.Option(1e-3, help="Learning rate."),
     batch_rows: int = typer.Option(8, help="Sequences per step."),
     tasks: str = typer.Option(None, help="Comma-separated task ids (default: env.tasks, else all)."),
+    full: bool = typer.Option(None, help="Train every base weight (-> OUT/model, use as model.base) instead of "
+                              "the policy adapter (-> OUT/policy); default: the config's sft.full."),
 ) -> None:
     """Behaviour cloning from compact oracle episodes: a warm start for `train` (model.init_adapter)."""
     from codegym.trainer.sft import run_sft
 
     cfg = _load_train_config(config, None, None)
     summary = run_sft(cfg, out, steps=steps, lr=lr, batch_rows=batch_rows,
-                      task_ids=tasks.split(",") if tasks else None)
+                      task_ids=tasks.split(",") if tasks else None, full=cfg.sft.full if full is None else full)
+    made = f"base model {summary['base']} (model.base)" if "base" in summary else \
+        f"adapter {summary['adapter']} (model.init_adapter)"
     console.print(f"sft: {summary['episodes']} oracle episodes, loss {summary['first_loss']:.3f} -> "
-                  f"{summary['last_loss']:.3f}; adapter {summary['adapter']}")
+                  f"{summary['last_loss']:.3f}; {made}")
 
 
 @app.command("main")

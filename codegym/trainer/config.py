@@ -160,6 +160,8 @@ class SFTConfig:
     lr: float = _f(1e-3, "SFT learning rate.")
     batch_rows: int = _f(8, "Sequences per SFT step.")
     tasks: list[str] = _f([], "Tasks whose oracle episodes are cloned (empty: env.tasks, else all).")
+    full: bool = _f(False, "Train every weight of the base (saved as a model directory that becomes model.base) "
+                    "instead of the policy adapter; for tiny random bases, where LoRA alone learns slowly.")
 
 
 @dataclass

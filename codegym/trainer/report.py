@@ -87,6 +87,13 @@ def write_report(out: Path, cfg: TrainConfig, rows: list[dict[str, Any]], eval_s
     return path
 
 
+def apply_sft(cfg: TrainConfig, sft_summary: dict[str, Any]) -> TrainConfig:
+    """The config that starts from an SFT result (a new base, or an initial policy adapter)."""
+    if "base" in sft_summary:
+        return replace(cfg, model=replace(cfg.model, base=sft_summary["base"], init_adapter=None))
+    return replace(cfg, model=replace(cfg.model, init_adapter=sft_summary["adapter"]))
+
+
 def run_main_job(cfg: TrainConfig, console: Any = None, eval_episodes_per_task: int = 2) -> Path:
     """SFT (when ``sft.steps``), train, evaluate the trained policy with the guards on, write the report."""
     from codegym.agents import LLMAgent
@@ -104,8 +111,8 @@ def run_main_job(cfg: TrainConfig, console: Any = None, eval_episodes_per_task: 
     if cfg.sft.steps:
         say(f"[main] SFT warm start: {cfg.sft.steps} steps on compact-oracle episodes")
         sft_summary = run_sft(cfg, str(out / "sft"), steps=cfg.sft.steps, lr=cfg.sft.lr, batch_rows=cfg.sft.batch_rows,
-                              task_ids=cfg.sft.tasks or None)
-        cfg = replace(cfg, model=replace(cfg.model, init_adapter=sft_summary["adapter"]))
+                              task_ids=cfg.sft.tasks or None, full=cfg.sft.full)
+        cfg = apply_sft(cfg, sft_summary)
         timings["sft"] = time.monotonic() - t0
     t1 = time.monotonic()
     say(f"[main] training: {cfg.algorithm.name}, {cfg.run.iterations} iterations")

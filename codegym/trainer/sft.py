@@ -96,27 +96,48 @@ def oracle_episodes(make_env: Callable[[], Any], tokenizer: Any, tasks: Sequence
 
 
 def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float = 1e-3, batch_rows: int = 8,
-        seed: int = 0, max_grad_norm: float = 1.0, on_step: Callable[[int, float], None] | None = None) -> list[float]:
-    """Train the `policy` adapter on the episodes' completion tokens; returns the loss per step."""
+        seed: int = 0, max_grad_norm: float = 1.0, on_step: Callable[[int, float], None] | None = None,
+        full: bool = False) -> list[float]:
+    """Train on the episodes' completion tokens; returns the loss per step.
+
+    `models` is a `PolicyCritic` (its `policy` adapter learns) or, with ``full=True``, a plain
+    causal LM whose every weight learns (a warm-started *base* for `model.base`).
+    """
     import torch
 
     from .data import to_sequences
+    from .models import token_logprobs
 
-    batch = to_sequences(episodes, models.tokenizer.pad_token_id)
-    params = models.policy_parameters()
+    if full:
+        model = models
+        params = [p for p in model.parameters()]
+        for p in params:
+            p.requires_grad_(True)
+        device = next(model.parameters()).device
+        pad = model.config.pad_token_id or 0
+
+        def logprobs(ids, attn):
+            return token_logprobs(model(input_ids=ids, attention_mask=attn, use_cache=False).logits, ids, 1.0)
+    else:
+        params, device, pad = models.policy_parameters(), models.device, models.tokenizer.pad_token_id
+        models.use_policy()
+
+        def logprobs(ids, attn):
+            return models.policy_logprobs(ids, attn, 1.0)
+
+    batch = to_sequences(episodes, pad)
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
     rng = random.Random(seed)
     rows = list(range(batch.num_rows))
     losses = []
-    models.use_policy()
     models.train(True)
     for step in range(steps):
         pick = rng.sample(rows, min(batch_rows, len(rows)))
         w = int(batch.attention_mask[pick].sum(-1).max())
-        ids = batch.input_ids[pick, :w].to(models.device)
-        attn = batch.attention_mask[pick, :w].to(models.device)
-        mask = batch.completion_mask[pick, :w].float().to(models.device)
-        lp = models.policy_logprobs(ids, attn, 1.0)
+        ids = batch.input_ids[pick, :w].to(device)
+        attn = batch.attention_mask[pick, :w].to(device)
+        mask = batch.completion_mask[pick, :w].float().to(device)
+        lp = logprobs(ids, attn)
         loss = -(lp * mask).sum() / mask.sum().clamp(min=1.0)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -130,9 +151,11 @@ def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float 
 
 
 def run_sft(cfg: Any, out_dir: str, *, steps: int = 40, lr: float = 1e-3, batch_rows: int = 8,
-            task_ids: Sequence[str] | None = None, repeats: int = 1) -> dict[str, Any]:
-    """`codegym sft`: oracle episodes on the config's env and tasks, SFT of a fresh policy adapter,
-    saved to ``out_dir/policy`` (set ``model.init_adapter`` to it)."""
+            task_ids: Sequence[str] | None = None, repeats: int = 1, full: bool = False) -> dict[str, Any]:
+    """`codegym sft`: oracle episodes on the config's env and tasks, then SFT of a fresh policy adapter
+    saved to ``out_dir/policy`` (set ``model.init_adapter`` to it), or with ``full=True`` of every
+    weight of the base, saved to ``out_dir/model`` (set ``model.base`` to it; for tiny random bases,
+    where LoRA alone learns too slowly)."""
     from pathlib import Path
 
     import torch
@@ -154,13 +177,23 @@ def run_sft(cfg: Any, out_dir: str, *, steps: int = 40, lr: float = 1e-3, batch_
         from dataclasses import replace
 
         model_cfg = replace(model_cfg, init_adapter=None)
-    models = build_models(model_cfg, critic="none")
-    episodes = oracle_episodes(make_env, models.tokenizer, tasks, repeats=repeats, seed=cfg.run.seed)
-    losses = sft(models, episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=cfg.run.seed)
     out = Path(out_dir)
-    path = models.save_policy_adapter(out / "policy")
+    if full:
+        from .models import load_base
+
+        model, tok = load_base(model_cfg)
+        episodes = oracle_episodes(make_env, tok, tasks, repeats=repeats, seed=cfg.run.seed)
+        losses = sft(model, episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=cfg.run.seed, full=True)
+        path = out / "model"
+        model.save_pretrained(str(path))
+        tok.save_pretrained(str(path))
+    else:
+        models = build_models(model_cfg, critic="none")
+        episodes = oracle_episodes(make_env, models.tokenizer, tasks, repeats=repeats, seed=cfg.run.seed)
+        losses = sft(models, episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=cfg.run.seed)
+        path = models.save_policy_adapter(out / "policy")
     summary = {"episodes": len(episodes), "tasks": [t.instance_id for t in tasks], "steps": steps, "lr": lr,
-               "first_loss": losses[0] if losses else None, "last_loss": losses[-1] if losses else None,
-               "adapter": str(path)}
+               "full": full, "first_loss": losses[0] if losses else None,
+               "last_loss": losses[-1] if losses else None, "adapter" if not full else "base": str(path)}
     (out / "sft.json").write_text(json.dumps({**summary, "losses": losses}, indent=2))
     return summary

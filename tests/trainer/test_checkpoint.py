@@ -5,11 +5,10 @@ and policy version are all restored; rollouts are seeded by the run seed and the
 from __future__ import annotations
 
 import pytest
+from test_loop import tiny_config  # tests/trainer is on sys.path (rootdir-less test modules)
 
 from codegym.trainer.checkpoint import find_checkpoint
 from codegym.trainer.loop import Trainer
-
-from .test_loop import tiny_config
 
 pytestmark = pytest.mark.docker
 

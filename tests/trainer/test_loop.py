@@ -60,4 +60,4 @@ def test_masked_episodes_are_counted_not_trained(tmp_path):
 
 def test_pack_micro_batches():
     assert pack_micro_batches([0, 1, 2, 3], [10, 10, 30, 5], 40) == [[0, 1], [2], [3]]
-    assert pack_micro_batches([2], [100], 10) == [[2]]
+    assert pack_micro_batches([2], [0, 0, 100], 10) == [[2]]
