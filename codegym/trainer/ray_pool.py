@@ -407,8 +407,8 @@ def make_env_pool(backend: str, make_env: Callable[[], Any], *, max_envs: int = 
     """The env provider for ``rollout.backend``: ``"local"`` (threads here) or ``"ray"``.
 
     ``ray_options`` are `RayEnvPool`'s keyword arguments (``num_workers``, ``envs_per_worker``,
-    ``address``, ``slot_resources``, ``docker_hosts``, ``timeout_s``, ...); the local backend
-    ignores them. Either way: ``pool.collect(agent, tasks, group_size, ...)``,
+    ``address``, ``slot_resources``, ``docker_hosts``, ``timeout_s``, ...; ``envs_per_worker``
+    defaults to `max_envs` spread over the workers); the local backend ignores them. Either way: ``pool.collect(agent, tasks, group_size, ...)``,
     ``pool.collect_trees(...)``, or ``collect(pool.make_env, ..., max_envs=pool.max_envs)``.
     """
     if backend == "local":
@@ -418,5 +418,7 @@ def make_env_pool(backend: str, make_env: Callable[[], Any], *, max_envs: int = 
             import ray  # noqa: F401
         except ImportError as exc:
             raise ImportError("rollout.backend 'ray' needs Ray: pip install 'codegym[ray]'") from exc
+        workers = int(ray_options.setdefault("num_workers", 2))
+        ray_options.setdefault("envs_per_worker", max(1, -(-max_envs // workers)))  # max_envs spread over them
         return RayEnvPool(make_env, **ray_options)
     raise ValueError(f"unknown rollout backend {backend!r}: use 'local' or 'ray'")
