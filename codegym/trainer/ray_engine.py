@@ -239,8 +239,14 @@ class RayEngine:
                 raise cause from None
             raise EngineError(f"{op} failed in an engine actor: {type(cause).__name__}: {cause}") from None
         except ray.exceptions.RayError as exc:  # an actor died, a node was lost
-            line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise EngineError(f"an engine actor died during {op}: {line[:300]}") from None
+            raise EngineError(f"an engine actor died during {op}: {_summary(exc)}") from None
+
+
+def _summary(exc: BaseException) -> str:
+    """The first and the last line of a Ray error (what died, and the exception that killed it)."""
+    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()] or [type(exc).__name__]
+    text = lines[0][:300]
+    return text if len(lines) == 1 else f"{text} ... {lines[-1][:300]}"
 
 
 class EngineReplica:

@@ -269,8 +269,17 @@ class RayEnvPool:
     # ---- env placement -------------------------------------------------------------------------
 
     def make_env(self) -> RemoteEnv:
-        """A new env on the least loaded worker (the `make_env` to give `collect`)."""
+        """A new env on the least loaded worker (the `make_env` to give `collect`).
 
+        A worker found dead here is replaced and the env made once more (on the replacement or
+        another worker), so a job that never started is not lost to an earlier failure.
+        """
+        try:
+            return self._make_env()
+        except WorkerDiedError:
+            return self._make_env()
+
+    def _make_env(self) -> RemoteEnv:
         with self.lock:
             if self._closed:
                 raise RuntimeError("the RayEnvPool is closed")
@@ -328,9 +337,9 @@ class RayEnvPool:
             raise
         except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as exc:
             self._replace(w, generation)
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()] or [type(exc).__name__]
             where = w.where.get("host", "?")
-            raise WorkerDiedError(f"env worker {w.index} on {where} died during {op}: {first_line[:300]}") from None
+            raise WorkerDiedError(f"env worker {w.index} on {where} died during {op}: {lines[0][:300]}") from None
 
     # ---- the collector, on this pool -----------------------------------------------------------
 

@@ -43,7 +43,7 @@ def tiny_peft_engine():
 
 @pytest.fixture(scope="module")
 def engine():
-    with RayEngine(tiny_peft_engine, num_engines=2, num_gpus=0, num_cpus=1, timeout_s=120) as e:
+    with RayEngine(tiny_peft_engine, num_engines=2, num_gpus=0, num_cpus=0.5, timeout_s=120) as e:
         yield e
 
 
@@ -105,3 +105,77 @@ def test_adapters_reach_every_engine_and_the_probe_checks_each(engine, tok, tmp_
     make = lambda: gym.make("codegym/Toy-v0", backend="docker", max_turns=1)  # noqa: E731
     episodes = collect(make, agent, ["toy-add-typo"], group_size=2, max_envs=2, batch_id="re")
     assert all(e.train_mask and e.num_steps == 1 and e.steps[0].policy_version == 3 for e in episodes)
+
+
+def fake_vllm_engine(base: str):
+    """Runs inside each actor: `VLLMEngine` over a recording fake of vLLM's offline API (vLLM
+    needs a GPU), which generates with the tiny model and caches adapters by id, as vLLM does."""
+    import types
+
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from codegym.agents.engines import VLLMEngine
+
+    class LoRARequest:  # not a dataclass: this module is not importable in the actor
+        def __init__(self, lora_name, lora_int_id, lora_path=""):
+            self.lora_name, self.lora_int_id, self.lora_path = lora_name, lora_int_id, lora_path
+
+    class SamplingParams:
+        def __init__(self, **kwargs):
+            self.kwargs = kwargs
+
+    class LLM:
+        def __init__(self, **kwargs):
+            self.kwargs, self.tokenizer = kwargs, AutoTokenizer.from_pretrained(kwargs["model"])
+            self.base = AutoModelForCausalLM.from_pretrained(kwargs["model"]).eval()
+            self.adapters, self.removed = {}, []
+            self.llm_engine = types.SimpleNamespace(remove_lora=self.removed.append)
+
+        def get_tokenizer(self):
+            return self.tokenizer
+
+        def generate(self, prompts, params, *, lora_request=None, use_tqdm=True):
+            model = self.base
+            if lora_request is not None:
+                if lora_request.lora_int_id not in self.adapters:
+                    self.adapters[lora_request.lora_int_id] = PeftModel.from_pretrained(
+                        AutoModelForCausalLM.from_pretrained(self.kwargs["model"]), lora_request.lora_path).eval()
+                model = self.adapters[lora_request.lora_int_id]
+            engine, outs = TransformersEngine(model, self.tokenizer), []
+            for p, sp in zip(prompts, params, strict=True):
+                k = sp.kwargs
+                [c] = engine.generate([GenerationRequest(p["prompt_token_ids"], k["max_tokens"], k["temperature"],
+                                                         k["top_p"], tuple(k["stop"] or ()), k["seed"])])
+                logprobs = [{t: types.SimpleNamespace(logprob=lp)} for t, lp in zip(c.token_ids, c.logprobs, strict=True)]
+                out = types.SimpleNamespace(text=c.text, token_ids=c.token_ids, logprobs=logprobs,
+                                            finish_reason=c.finish_reason)
+                outs.append(types.SimpleNamespace(outputs=[out]))
+            return outs
+
+    vllm, lora, request = (types.ModuleType(n) for n in ("vllm", "vllm.lora", "vllm.lora.request"))
+    vllm.LLM, vllm.SamplingParams, request.LoRARequest = LLM, SamplingParams, LoRARequest
+    vllm.lora, lora.request = lora, request
+    sys.modules.update({"vllm": vllm, "vllm.lora": lora, "vllm.lora.request": request})
+    return VLLMEngine(base, max_lora_rank=8, gpu_memory_utilization=0.3)
+
+
+def test_vllm_engines_in_bundles_get_each_adapter_as_files(tok, tmp_path):
+    from codegym.agents.tiny import build_tiny_model
+
+    base = tmp_path / "base"
+    build_tiny_model(tok).save_pretrained(base)
+    tok.save_pretrained(base)
+    trainer = get_peft_model(build_tiny_model(tok), LoraConfig(**LORA))
+    make = lambda: fake_vllm_engine(str(base))  # noqa: E731
+    with RayEngine(make, num_engines=2, num_gpus=0, num_cpus=0.5, timeout_s=120) as engine:
+        for version in (1, 2):
+            randomize(trainer, version)
+            engine.load_adapter(trainer, version=version)  # saved here, sent as files, written in each actor
+            assert [p.policy_version for p in engine.probe(trainer, tok, tolerance=1e-3)] == [version, version]
+        requests = engine.call("__getattribute__", "lora_request")
+        assert [(r.lora_name, r.lora_int_id) for r in requests] == [("policy-v2", 2)] * 2
+        assert len({r.lora_path for r in requests}) == 2 and all(r.lora_path.endswith("/v2") for r in requests)
+        randomize(trainer, 3)  # trained again, never loaded: the probe fails
+        with pytest.raises(AdapterSyncError, match="stale"):
+            engine.probe(trainer, tok, tolerance=1e-3)
