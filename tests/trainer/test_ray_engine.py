@@ -25,9 +25,13 @@ LORA = dict(r=4, target_modules=["q_proj", "v_proj"], lora_dropout=0.0)
 
 @pytest.fixture(scope="module", autouse=True)
 def cluster():
-    if not ray.is_initialized():  # one small cluster for the whole run (shut down at exit)
+    """A small local cluster for this module (2 CPUs, 4 sandbox slots), gone after it."""
+    started = not ray.is_initialized()
+    if started:
         ray.init(num_cpus=2, resources={"sandbox": 4}, include_dashboard=False, log_to_driver=False)
     yield
+    if started:
+        ray.shutdown()
 
 
 def tiny_peft_engine():
