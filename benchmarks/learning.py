@@ -2,8 +2,10 @@
 
     .venv/bin/python benchmarks/learning.py --algo ppo gigpo --seeds 0 1 2 --minutes 15
 
-Per algorithm and seed: a short behaviour-cloning warm start on compact-oracle episodes (tuned
-to leave the start level at or below 0.5), then RL iterations until the time budget. The
+Per algorithm and seed: a full-weight behaviour-cloning warm start of the tiny base on
+compact-oracle episodes that stops once the oracle success (the mean probability of sampling the
+oracle episode at T=1, `codegym.trainer.sft.oracle_success`) reaches ``--target-success``
+(0.3: the start level), then LoRA RL iterations until the time budget. The
 target (issue 8): the mean reward rises by at least 0.3 (absolute) from a start level <= 0.5
 within the budget. "start" is the mean reward of iteration 0 (sampled by the warm-started
 policy before any update); "end" is the mean of the last three iterations. Results go to
@@ -26,16 +28,19 @@ def config(algo: str, seed: int, out: Path, args: argparse.Namespace):
     algorithm = {"name": algo, "epochs": args.epochs, "mini_batches": 2, "micro_batch_tokens": 16384}
     if algo == "ppo":
         algorithm["advantage_kwargs"] = {"gamma": 1.0, "lam": 1.0}
+        algorithm["critic_warmup"] = args.critic_warmup
     return config_from_dict({
-        "model": {"base": args.model, "lora_r": 16, "lora_alpha": 32},
+        "model": {"base": args.model, "lora_r": args.lora_r, "lora_alpha": 2 * args.lora_r},
         "env": {"tasks": args.tasks, "max_turns": 2, "kwargs": {"tools": ["create", "submit"]}},
         "rollout": {"tasks_per_iteration": args.tasks_per_iteration, "group_size": args.group_size,
-                    "max_new_tokens": 72, "temperature": 1.0, "stop_at_call": True, "max_envs": 8},
+                    "max_new_tokens": args.max_new_tokens, "temperature": 1.0, "stop_at_call": True,
+                    "max_envs": 8},
         "algorithm": algorithm,
         "optim": {"lr": args.lr, "critic_lr": 3e-3},
         "run": {"iterations": 10_000, "seed": seed, "out_dir": str(out), "progress": False, "tensorboard": False,
                 "probe": True},
-        "sft": {"steps": args.sft_steps, "lr": args.sft_lr, "batch_rows": 8, "full": True},
+        "sft": {"steps": args.sft_steps, "lr": args.sft_lr, "batch_rows": 8, "full": True,
+                "target_success": args.target_success, "eval_every": 1},
     })
 
 
@@ -50,6 +55,7 @@ def run_one(algo: str, seed: int, args: argparse.Namespace) -> dict:
     t0 = time.monotonic()
     sft = run_sft(cfg, str(out / "sft"), steps=cfg.sft.steps, lr=cfg.sft.lr, batch_rows=cfg.sft.batch_rows,
                   full=cfg.sft.full)
+    print(f"{algo} seed {seed} sft: {sft['steps']} steps, oracle success {sft['success']}", flush=True)
     cfg = apply_sft(cfg, sft)
     t_sft = time.monotonic() - t0
     t1 = time.monotonic()
@@ -69,6 +75,7 @@ def run_one(algo: str, seed: int, args: argparse.Namespace) -> dict:
     start, end = rewards[0], sum(rewards[-3:]) / len(rewards[-3:])
     result = {"algo": algo, "seed": seed, "start": start, "end": end, "gain": end - start, "max": max(rewards),
               "iterations": len(rows), "rl_seconds": time.monotonic() - t1, "sft_seconds": t_sft,
+              "sft_steps": sft["steps"], "sft_success": sft["success"],
               "passed": start <= 0.5 and end - start >= 0.3, "rewards": rewards}
     (out / "result.json").write_text(json.dumps(result, indent=2))
     return result
@@ -79,14 +86,19 @@ def main() -> None:
     p.add_argument("--algo", nargs="+", default=["ppo", "gigpo"])
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     p.add_argument("--minutes", type=float, default=15.0, help="RL time budget per run")
-    p.add_argument("--model", default="tiny:small")
+    p.add_argument("--model", default="tiny")
+    p.add_argument("--lora-r", type=int, default=16)
+    p.add_argument("--max-new-tokens", type=int, default=72)
+    p.add_argument("--critic-warmup", type=int, default=2, help="ppo: iterations that train only the critic")
     p.add_argument("--tasks", nargs="+", default=TASKS)
     p.add_argument("--tasks-per-iteration", type=int, default=4)
     p.add_argument("--group-size", type=int, default=4)
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--sft-steps", type=int, default=12)
-    p.add_argument("--sft-lr", type=float, default=3e-3)
+    p.add_argument("--sft-steps", type=int, default=300, help="cap of the warm start")
+    p.add_argument("--sft-lr", type=float, default=1e-2)
+    p.add_argument("--target-success", type=float, default=0.3,
+                   help="the warm start stops at this oracle success (sets the start level)")
     p.add_argument("--out", default="runs/learning")
     args = p.parse_args()
     results = []

@@ -229,9 +229,12 @@ def train(
 def sft(
     config: str = typer.Argument(..., help="A YAML training config: its model and env sections are used."),
     out: str = typer.Option("runs/sft", help="Output directory (the adapter goes to OUT/policy)."),
-    steps: int = typer.Option(40, help="Optimizer steps."),
-    lr: float = typer.Option(1e-3, help="Learning rate."),
-    batch_rows: int = typer.Option(8, help="Sequences per step."),
+    steps: int = typer.Option(None, help="Optimizer steps (the cap with a target; default: the config's sft.steps, "
+                              "else 40)."),
+    lr: float = typer.Option(None, help="Learning rate (default: the config's sft.lr)."),
+    batch_rows: int = typer.Option(None, help="Sequences per step (default: the config's sft.batch_rows)."),
+    target_success: float = typer.Option(None, help="Stop once the oracle success (mean probability of sampling "
+                                         "the oracle episode at T=1) reaches this (default: sft.target_success)."),
     tasks: str = typer.Option(None, help="Comma-separated task ids (default: env.tasks, else all)."),
     full: bool = typer.Option(None, help="Train every base weight (-> OUT/model, use as model.base) instead of "
                               "the policy adapter (-> OUT/policy); default: the config's sft.full."),
@@ -240,12 +243,16 @@ def sft(
     from codegym.trainer.sft import run_sft
 
     cfg = _load_train_config(config, None, None)
-    summary = run_sft(cfg, out, steps=steps, lr=lr, batch_rows=batch_rows,
-                      task_ids=tasks.split(",") if tasks else None, full=cfg.sft.full if full is None else full)
+    summary = run_sft(cfg, out, steps=steps if steps is not None else (cfg.sft.steps or 40),
+                      lr=cfg.sft.lr if lr is None else lr, batch_rows=cfg.sft.batch_rows if batch_rows is None else batch_rows,
+                      task_ids=tasks.split(",") if tasks else None, full=cfg.sft.full if full is None else full,
+                      target_success=cfg.sft.target_success if target_success is None else target_success,
+                      say=console.print)
     made = f"base model {summary['base']} (model.base)" if "base" in summary else \
         f"adapter {summary['adapter']} (model.init_adapter)"
-    console.print(f"sft: {summary['episodes']} oracle episodes, loss {summary['first_loss']:.3f} -> "
-                  f"{summary['last_loss']:.3f}; {made}")
+    success = "" if summary.get("success") is None else f", oracle success {summary['success']:.3f}"
+    console.print(f"sft: {summary['episodes']} oracle episodes, {summary['steps']} steps, loss "
+                  f"{summary['first_loss']} -> {summary['last_loss']}{success}; {made}")
 
 
 @app.command("main")

@@ -160,6 +160,12 @@ class SFTConfig:
     lr: float = _f(1e-3, "SFT learning rate.")
     batch_rows: int = _f(8, "Sequences per SFT step.")
     tasks: list[str] = _f([], "Tasks whose oracle episodes are cloned (empty: env.tasks, else all).")
+    target_success: float | None = _f(None, "Stop the warm start once the oracle success reaches this: the mean "
+                                      "over the SFT tasks of exp(total logprob of the oracle episode's completion "
+                                      "tokens) at temperature 1, the probability of sampling the oracle episode "
+                                      "exactly (a lower bound of the T=1 pass rate, so it sets RL's start level); "
+                                      "checked every eval_every steps, `steps` is the cap (null: run all steps).")
+    eval_every: int = _f(2, "Optimizer steps between oracle-success checks (with target_success).")
     full: bool = _f(False, "Train every weight of the base (saved as a model directory that becomes model.base) "
                     "instead of the policy adapter; for tiny random bases, where LoRA alone learns slowly.")
 
@@ -265,8 +271,10 @@ class TrainConfig:
             errors.append(f"algorithm.kl_kind {a.kl_kind!r}: use one of {', '.join(KL_KINDS)}")
         if o.schedule not in ("constant", "cosine"):
             errors.append(f"optim.schedule {o.schedule!r}: use constant or cosine")
-        if self.sft.steps < 0 or self.sft.lr <= 0 or self.sft.batch_rows < 1:
-            errors.append("sft.steps must be >= 0, sft.lr > 0 and sft.batch_rows >= 1")
+        if self.sft.steps < 0 or self.sft.lr <= 0 or self.sft.batch_rows < 1 or self.sft.eval_every < 1:
+            errors.append("sft.steps must be >= 0, sft.lr > 0, sft.batch_rows >= 1 and sft.eval_every >= 1")
+        if self.sft.target_success is not None and not 0.0 < self.sft.target_success <= 1.0:
+            errors.append(f"sft.target_success must be in (0, 1] or null (got {self.sft.target_success})")
         if self.run.iterations < 0 or self.run.save_every < 0:
             errors.append("run.iterations and run.save_every must be >= 0")
         state_key = self.env.kwargs.get("state_key")

@@ -57,7 +57,7 @@ def load_base(cfg: ModelConfig, tokenizer: Any = None, dtype: torch.dtype = torc
         return build_tiny_model(tok, size=size, seed=cfg.tiny_seed).to(dtype), tok
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
-    tok = tokenizer or AutoTokenizer.from_pretrained(cfg.base)
+    tok = tokenizer or _load_tokenizer(cfg.base, AutoTokenizer)
     if cfg.config_only:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(cfg.tiny_seed)
@@ -67,6 +67,21 @@ def load_base(cfg: ModelConfig, tokenizer: Any = None, dtype: torch.dtype = torc
     if tok.pad_token_id is None:
         tok.pad_token = tok.eos_token
     return model, tok
+
+
+def _load_tokenizer(base: str, auto: Any) -> Any:
+    """The tokenizer of `base`. A directory saved from a plain fast tokenizer (e.g. a warm-started tiny
+    base, `codegym sft --full`) is loaded as exactly that: `AutoTokenizer` would pick the model type's
+    class (Qwen2Tokenizer), whose pre-tokenizer splits text differently from the one the model learned."""
+    import json
+
+    config = Path(base) / "tokenizer_config.json"
+    if config.is_file() and json.loads(config.read_text()).get("tokenizer_class") in (
+            "TokenizersBackend", "PreTrainedTokenizerFast"):
+        from transformers import PreTrainedTokenizerFast
+
+        return PreTrainedTokenizerFast.from_pretrained(base)
+    return auto.from_pretrained(base)
 
 
 def _lora_config(cfg: ModelConfig):

@@ -62,7 +62,11 @@ def write_report(out: Path, cfg: TrainConfig, rows: list[dict[str, Any]], eval_s
     lines += ["| stage | seconds |", "|---|---|"] + [f"| {k} | {v:.0f} |" for k, v in timings.items()] + [""]
     if sft_summary:
         lines += [f"SFT warm start: {sft_summary['episodes']} compact-oracle episodes, {sft_summary['steps']} steps, "
-                  f"loss {sft_summary['first_loss']:.3f} -> {sft_summary['last_loss']:.3f}.", ""]
+                  f"loss {_fmt(sft_summary['first_loss'])} -> {_fmt(sft_summary['last_loss'])}"
+                  + ("" if sft_summary.get("success") is None else
+                     f"; oracle success (mean probability of sampling the oracle episode at T=1) "
+                     f"{sft_summary['success']:.3f}, target {sft_summary['target_success']}")
+                  + ".", ""]
     if rows:
         first, last = rows[0], rows[-1]
         lines += [f"Training: mean reward {first.get('reward/mean', 0):.3f} (iteration 0) -> "
@@ -102,16 +106,20 @@ def run_main_job(cfg: TrainConfig, console: Any = None, eval_episodes_per_task: 
     from .loop import Trainer, default_make_env
     from .sft import run_sft
 
-    say = console.print if console is not None else print
+    say = (lambda m: console.print(m, markup=False, highlight=False)) if console is not None else print
     out = Path(cfg.run.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
     sft_summary = None
     t0 = time.monotonic()
     if cfg.sft.steps:
-        say(f"[main] SFT warm start: {cfg.sft.steps} steps on compact-oracle episodes")
+        target = "" if cfg.sft.target_success is None else f" until oracle success {cfg.sft.target_success}"
+        say(f"[main] SFT warm start: at most {cfg.sft.steps} steps on compact-oracle episodes{target}")
         sft_summary = run_sft(cfg, str(out / "sft"), steps=cfg.sft.steps, lr=cfg.sft.lr, batch_rows=cfg.sft.batch_rows,
-                              task_ids=cfg.sft.tasks or None, full=cfg.sft.full)
+                              task_ids=cfg.sft.tasks or None, full=cfg.sft.full,
+                              say=say if cfg.run.progress else None)
+        if sft_summary.get("success") is not None:
+            say(f"[main] SFT: {sft_summary['steps']} steps, oracle success {sft_summary['success']:.3f}")
         cfg = apply_sft(cfg, sft_summary)
         timings["sft"] = time.monotonic() - t0
     t1 = time.monotonic()

@@ -18,6 +18,7 @@ scored 1 are kept. The loss is the token-mean negative log-likelihood of the com
 from __future__ import annotations
 
 import json
+import math
 import random
 import threading
 from collections.abc import Callable, Sequence
@@ -97,11 +98,19 @@ def oracle_episodes(make_env: Callable[[], Any], tokenizer: Any, tasks: Sequence
 
 def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float = 1e-3, batch_rows: int = 8,
         seed: int = 0, max_grad_norm: float = 1.0, on_step: Callable[[int, float], None] | None = None,
-        full: bool = False) -> list[float]:
+        full: bool = False, target_success: float | None = None, eval_every: int = 1,
+        history: list[dict[str, Any]] | None = None) -> list[float]:
     """Train on the episodes' completion tokens; returns the loss per step.
 
     `models` is a `PolicyCritic` (its `policy` adapter learns) or, with ``full=True``, a plain
     causal LM whose every weight learns (a warm-started *base* for `model.base`).
+
+    With `target_success`, every `eval_every` steps (and before the first) the *oracle success*
+    is measured: the mean over episodes of exp(total logprob of the episode's completion tokens)
+    at temperature 1, i.e. the probability that sampling reproduces the oracle's whole episode,
+    a lower bound of the pass rate at T=1 (no env run needed). Training stops as soon as it
+    reaches the target (`steps` stays the cap). `history` receives ``{"step", "loss",
+    "success"}`` rows (step = optimizer steps done).
     """
     import torch
 
@@ -129,7 +138,18 @@ def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float 
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
     rng = random.Random(seed)
     rows = list(range(batch.num_rows))
-    losses = []
+    losses: list[float] = []
+
+    def success() -> float:
+        return oracle_success(logprobs, batch, device)
+
+    if target_success is not None:
+        models.train(False)
+        s0 = success()
+        if history is not None:
+            history.append({"step": 0, "loss": None, "success": s0})
+        if s0 >= target_success:
+            return losses
     models.train(True)
     for step in range(steps):
         pick = rng.sample(rows, min(batch_rows, len(rows)))
@@ -144,18 +164,55 @@ def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float 
         torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
         opt.step()
         losses.append(float(loss.detach()))
+        s1 = None
+        if target_success is not None and ((step + 1) % max(1, eval_every) == 0 or step + 1 == steps):
+            models.train(False)
+            s1 = success()
+            models.train(True)
+            if history is not None:
+                history.append({"step": step + 1, "loss": losses[-1], "success": s1})
         if on_step is not None:
             on_step(step, losses[-1])
+        if s1 is not None and s1 >= target_success:
+            break
     models.train(False)
     return losses
 
 
+def oracle_success(logprobs: Callable[[Any, Any], Any], batch: Any, device: Any, rows_per_pass: int = 8) -> float:
+    """Mean over episodes of exp(sum of the completion tokens' logprobs) (the segments of an episode
+    are summed): the probability of sampling each oracle episode exactly at temperature 1."""
+    import torch
+
+    totals: dict[int, float] = {}
+    with torch.no_grad():
+        for i in range(0, batch.num_rows, rows_per_pass):
+            pick = list(range(i, min(i + rows_per_pass, batch.num_rows)))
+            w = int(batch.attention_mask[pick].sum(-1).max())
+            ids = batch.input_ids[pick, :w].to(device)
+            attn = batch.attention_mask[pick, :w].to(device)
+            mask = batch.completion_mask[pick, :w].float().to(device)
+            row_lp = (logprobs(ids, attn).float() * mask).sum(-1).cpu().tolist()
+            for r, lp in zip(pick, row_lp, strict=True):
+                e = int(batch.episode_index[r])
+                totals[e] = totals.get(e, 0.0) + lp
+    if not totals:
+        return 0.0
+    return sum(math.exp(v) for v in totals.values()) / len(totals)
+
+
 def run_sft(cfg: Any, out_dir: str, *, steps: int = 40, lr: float = 1e-3, batch_rows: int = 8,
-            task_ids: Sequence[str] | None = None, repeats: int = 1, full: bool = False) -> dict[str, Any]:
+            task_ids: Sequence[str] | None = None, repeats: int = 1, full: bool = False,
+            target_success: float | None = -1.0, eval_every: int | None = None,
+            say: Callable[[str], None] | None = None) -> dict[str, Any]:
     """`codegym sft`: oracle episodes on the config's env and tasks, then SFT of a fresh policy adapter
     saved to ``out_dir/policy`` (set ``model.init_adapter`` to it), or with ``full=True`` of every
     weight of the base, saved to ``out_dir/model`` (set ``model.base`` to it; for tiny random bases,
-    where LoRA alone learns too slowly)."""
+    where LoRA alone learns too slowly).
+
+    `target_success`/`eval_every` default to the config's ``sft.target_success``/``sft.eval_every``:
+    training stops once the oracle success (`oracle_success`) reaches the target. The summary
+    holds ``success`` (the last measured value) and ``sft.json`` the measured history."""
     from pathlib import Path
 
     import torch
@@ -177,23 +234,35 @@ def run_sft(cfg: Any, out_dir: str, *, steps: int = 40, lr: float = 1e-3, batch_
         from dataclasses import replace
 
         model_cfg = replace(model_cfg, init_adapter=None)
+    if target_success is not None and target_success < 0:
+        target_success = cfg.sft.target_success
+    eval_every = cfg.sft.eval_every if eval_every is None else eval_every
+    history: list[dict[str, Any]] = []
+
+    def on_step(step: int, loss: float) -> None:
+        if say is not None and history and history[-1]["step"] == step + 1 and (step + 1) % 10 == 0:
+            say(f"[sft] step {step + 1}: loss {loss:.3f}, oracle success {history[-1]['success']:.3f}")
+
+    kw = dict(steps=steps, lr=lr, batch_rows=batch_rows, seed=cfg.run.seed, target_success=target_success,
+              eval_every=eval_every, history=history, on_step=on_step)
     out = Path(out_dir)
     if full:
         from .models import load_base
 
         model, tok = load_base(model_cfg)
         episodes = oracle_episodes(make_env, tok, tasks, repeats=repeats, seed=cfg.run.seed)
-        losses = sft(model, episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=cfg.run.seed, full=True)
+        losses = sft(model, episodes, full=True, **kw)
         path = out / "model"
         model.save_pretrained(str(path))
         tok.save_pretrained(str(path))
     else:
         models = build_models(model_cfg, critic="none")
         episodes = oracle_episodes(make_env, models.tokenizer, tasks, repeats=repeats, seed=cfg.run.seed)
-        losses = sft(models, episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=cfg.run.seed)
+        losses = sft(models, episodes, **kw)
         path = models.save_policy_adapter(out / "policy")
-    summary = {"episodes": len(episodes), "tasks": [t.instance_id for t in tasks], "steps": steps, "lr": lr,
-               "full": full, "first_loss": losses[0] if losses else None,
+    summary = {"episodes": len(episodes), "tasks": [t.instance_id for t in tasks], "steps": len(losses),
+               "max_steps": steps, "lr": lr, "full": full, "target_success": target_success,
+               "success": history[-1]["success"] if history else None, "first_loss": losses[0] if losses else None,
                "last_loss": losses[-1] if losses else None, "adapter" if not full else "base": str(path)}
-    (out / "sft.json").write_text(json.dumps({**summary, "losses": losses}, indent=2))
+    (out / "sft.json").write_text(json.dumps({**summary, "losses": losses, "history": history}, indent=2))
     return summary
