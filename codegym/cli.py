@@ -218,7 +218,10 @@ def train(
     cfg = _load_train_config(config, out, iterations, init_adapter)
     dump_config(cfg, f"{cfg.run.out_dir}/config.yaml")
     trainer = Trainer(cfg, resume=resume)
-    rows = trainer.train()
+    try:
+        rows = trainer.train()
+    finally:
+        trainer.close()
     if rows:
         last = rows[-1]
         console.print(f"done: {trainer.iteration} iterations, last reward {last.get('reward/mean', 0):.3f}, "

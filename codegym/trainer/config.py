@@ -89,6 +89,10 @@ class RolloutConfig:
     trees: int | None = _f(None, "tree_grpo only: trees per task (M; default 2).")
     rounds: int | None = _f(None, "tree_grpo only: expansion rounds (L; default 1).")
     expand: int | None = _f(None, "tree_grpo only: nodes expanded per tree and round (N; default 2).")
+    backend: str = _f("local", "Where envs step: local (threads in this process) or ray (RayEnvPool workers; "
+                      "pip install 'codegym[ray]'; see docs/ray.md).")
+    ray: dict[str, Any] = _f({}, "ray backend only: RayEnvPool options (num_workers, envs_per_worker, address, "
+                             "slot_resources, docker_hosts, timeout_s, ...).")
 
 
 @dataclass
@@ -214,6 +218,10 @@ class TrainConfig:
         errors: list[str] = []
         if a.name not in ALGORITHMS:
             errors.append(f"algorithm.name {a.name!r} is unknown; use one of {', '.join(ALGORITHMS)}")
+        if r.backend not in ("local", "ray"):
+            errors.append(f"rollout.backend {r.backend!r}: use local or ray")
+        if r.backend == "local" and r.ray:
+            errors.append("rollout.ray options are set but rollout.backend is local: set backend: ray or drop them")
         if m.critic not in ("auto", "shared", "separate", "none"):
             errors.append(f"model.critic {m.critic!r}: use auto, shared, separate or none")
         if m.dtype not in ("auto", "float32", "bfloat16"):

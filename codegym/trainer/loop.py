@@ -162,6 +162,7 @@ class Trainer:
                               top_p=r.top_p, stop_at_call=r.stop_at_call)
         self.make_env = make_env or default_make_env(cfg)
         self.sampler = TaskSampler(list(task_ids or cfg.env.tasks or self._env_task_ids()), cfg.run.seed)
+        self._env_pool = None  # started on the first collect (rollout.backend: local or ray)
         o = cfg.optim
         self.policy_opt = torch.optim.AdamW(self.models.policy_parameters(), lr=o.lr, betas=tuple(o.betas),
                                             weight_decay=o.weight_decay)
@@ -180,6 +181,21 @@ class Trainer:
 
             load_checkpoint(self, resume)
         self._sync()
+
+    def env_pool(self):
+        """The env provider of `rollout.backend` (local threads or Ray workers), started once."""
+        if self._env_pool is None:
+            from .ray_pool import make_env_pool
+
+            r = self.cfg.rollout
+            self._env_pool = make_env_pool(r.backend, self.make_env, max_envs=r.max_envs, **dict(r.ray))
+        return self._env_pool
+
+    def close(self) -> None:
+        """Stop the env workers (Ray) and release what the trainer holds."""
+        if self._env_pool is not None:
+            self._env_pool.close()
+            self._env_pool = None
 
     def _env_task_ids(self) -> list[str]:
         env = self.make_env()
@@ -222,13 +238,14 @@ class Trainer:
         tasks = self.sampler.next(cfg.rollout.tasks_per_iteration)
         stats: dict[str, float] = {}
         seed = cfg.run.seed * 1_000_003 + it * 7919
-        common = dict(max_envs=cfg.rollout.max_envs, seed=seed, batch_id=f"it{it}", stats=stats)
+        pool = self.env_pool()
+        common = dict(max_envs=pool.max_envs, seed=seed, batch_id=f"it{it}", stats=stats)
         if cfg.algorithm.name == "tree_grpo":
             trees, rounds, expand = cfg.tree_shape
-            episodes = collect_trees(self.make_env, self.agent, tasks, trees=trees, rounds=rounds, expand=expand,
+            episodes = collect_trees(pool.make_env, self.agent, tasks, trees=trees, rounds=rounds, expand=expand,
                                      **common)
         else:
-            episodes = collect(self.make_env, self.agent, tasks, group_size=cfg.rollout.group_size, **common)
+            episodes = collect(pool.make_env, self.agent, tasks, group_size=cfg.rollout.group_size, **common)
         t_collect = time.monotonic() - t0
         if cfg.run.save_episodes:
             save_episodes(episodes, self.out_dir / "episodes.jsonl", append=True)

@@ -125,7 +125,10 @@ def run_main_job(cfg: TrainConfig, console: Any = None, eval_episodes_per_task: 
     t1 = time.monotonic()
     say(f"[main] training: {cfg.algorithm.name}, {cfg.run.iterations} iterations")
     trainer = Trainer(cfg)
-    trainer.train()
+    try:
+        trainer.train()
+    finally:
+        trainer.close()
     timings["train"] = time.monotonic() - t1
     t2 = time.monotonic()
     make_env = default_make_env(cfg)
