@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 from collections import defaultdict
 
@@ -339,7 +340,10 @@ def main() -> None:
     print(
         f"step batch: {n_steps} step rows x {STEP_TOKENS} tokens; GAE batch: {GAE_ROWS} rows x {GAE_TOKENS} tokens"
     )
-    print(f"torch {torch.__version__}, 1 CPU thread, best of {rep_vec} (vectorized) / {rep_loop} (loops)\n")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"torch {torch.__version__}, 1 CPU thread, best of {rep_vec} (vectorized) / {rep_loop} (loops); load average {load}\n"
+    )
     header = f"{'estimator':<10} {'rows':>6} {'vectorized ms':>14} {'loop ms':>9} {'x loop':>7} {'py-loop ms':>11} {'x py':>6} {'ms / 15k steps':>15}"
     print(header)
     print("-" * len(header))

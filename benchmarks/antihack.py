@@ -14,6 +14,7 @@ container (when the engine is up but the sandbox package is not built yet), or
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -129,6 +130,7 @@ def main() -> None:
     wall, cpu = rule_cost(rows, contexts, args.repeat)
     what, base = exec_baseline(args.exec_n)
     print(f"exec baseline: {what}: median {base * 1e3:.2f} ms (n={args.exec_n})")
+    print("load average (1/5/15 min): " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     for name, t in (("wall", wall), ("cpu", cpu)):
         p50, p99 = pct(t, 0.5), pct(t, 0.99)
         print(

@@ -46,6 +46,7 @@ class Detector:
         self.ctx = ctx
         self.judge: Judge = judge if judge is not None else SemanticJudge()
         self.memory = memory if memory is not None else Memory()
+        self._scanner: Scanner | None = None
 
     def reset(self) -> None:
         """Forget what the previous episode wrote."""
@@ -55,7 +56,10 @@ class Detector:
         """The rule stage only (updates the episode memory). Never raises: an internal error
         yields no flags and is kept in `last_error` (and in `Detection.fallback` by `check`)."""
         self.last_error = ""
-        scanner = Scanner(self.ctx, self.memory, _matcher(self.ctx))
+        scanner = self._scanner
+        if scanner is None or scanner.ctx is not self.ctx or scanner.memory is not self.memory:
+            # One scanner per (context, memory): its matcher is compiled once per context.
+            scanner = self._scanner = Scanner(self.ctx, self.memory, _matcher(self.ctx))
         try:
             return tuple(scanner.scan(call))
         except (RecursionError, Exception) as e:  # the guard must not take a rollout down

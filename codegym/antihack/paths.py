@@ -22,11 +22,16 @@ from .types import GuardContext
 
 UNKNOWN = "\x00"  # placeholder for an unresolvable part of a word
 HOME = "/root"
-_GLOB_CHARS = re.compile(r"[*?\[\x00]")
 
 
 def has_glob(path: str) -> bool:
-    return bool(_GLOB_CHARS.search(path))
+    # Four substring tests are several times cheaper than a regex scan on paths this short.
+    return "*" in path or "?" in path or "[" in path or UNKNOWN in path
+
+
+def basename(path: str) -> str:
+    """The part after the last ``/`` (`posixpath.basename` of a str, without its overhead)."""
+    return path[path.rfind("/") + 1 :]
 
 
 def resolve(path: str, cwd: str, aliases: dict[str, str] | None = None) -> str:
@@ -34,10 +39,13 @@ def resolve(path: str, cwd: str, aliases: dict[str, str] | None = None) -> str:
     if path.startswith("~"):
         path = HOME + path[1:]
     if not path.startswith("/"):
-        path = posixpath.join(cwd or "/", path)
-    path = posixpath.normpath(path)
-    if path.startswith("//"):
-        path = "/" + path.lstrip("/")
+        base = cwd or "/"
+        path = base + path if base.endswith("/") else base + "/" + path
+    # normpath leaves an absolute path alone unless it has an empty, "." or ".." component
+    if not path.startswith("/") or "//" in path or "/." in path or (path.endswith("/") and path != "/"):
+        path = posixpath.normpath(path)
+        if path.startswith("//"):
+            path = "/" + path.lstrip("/")
     if aliases:
         for _ in range(4):  # follow chains of links, bounded
             for link, target in aliases.items():
@@ -92,6 +100,8 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 def glob_match(pattern: str, path: str) -> bool:
     """Shell-style match where ``*`` stays within a component and ``**``/UNKNOWN span components."""
+    if not has_glob(pattern):  # a literal pattern matches itself only: no regex to compile
+        return pattern == path
     return _glob_regex(pattern).fullmatch(path) is not None
 
 
@@ -136,11 +146,15 @@ def reaches(candidate: str, protected: str) -> bool:
     if has_glob(protected) and has_glob(candidate) and "**" not in candidate and UNKNOWN not in candidate:
         cp, pp = candidate.split("/"), protected.split("/")
         return len(cp) >= len(pp) and all(_star_intersect(x, y) for x, y in zip(cp, pp, strict=False))
-    target = _example_of(protected) if has_glob(protected) else protected
     if has_glob(protected) and not has_glob(candidate):
         # Does the protected glob match the candidate or one of its ancestors?
         parts = candidate.split("/")
+        if "**" not in protected and UNKNOWN not in protected and "[" not in protected:
+            # `*` and `?` stay within a component: only the ancestor with as many "/" can match
+            k = protected.count("/") + 1
+            return 2 <= k <= len(parts) and glob_match(protected, "/".join(parts[:k]))
         return any(glob_match(protected, "/".join(parts[:k]) or "/") for k in range(2, len(parts) + 1))
+    target = _example_of(protected) if has_glob(protected) else protected
     parts = candidate.split("/")
     for k in range(2, len(parts) + 1):
         prefix = "/".join(parts[:k])
@@ -197,7 +211,7 @@ PROFILE_FILES = re.compile(
 
 def is_test_path(rel_or_abs: str) -> bool:
     """A path that looks like a test file (by directory or file name)."""
-    base = posixpath.basename(rel_or_abs)
+    base = basename(rel_or_abs)
     if base == "conftest.py":
         return False
     if not base.endswith(".py"):
@@ -214,12 +228,12 @@ def is_test_path(rel_or_abs: str) -> bool:
 
 def is_harness_path(abs_path: str) -> str:
     """Why `abs_path` belongs to the test harness (``""`` if it does not)."""
-    base = posixpath.basename(abs_path)
+    base = basename(abs_path)
     if base in HARNESS_BASENAMES:
         return base
     if base.endswith(".pth") and "-packages" in abs_path:
         return ".pth"
-    if _FRAMEWORK_DIRS.search(abs_path):
+    if ("-packages/" in abs_path or "/unittest/" in abs_path) and _FRAMEWORK_DIRS.search(abs_path):
         return "test framework"
     if _RUNNER_BINS.match(base) and any(d in abs_path + "/" for d in _BIN_DIRS):
         return "test runner executable"
@@ -237,23 +251,35 @@ class PathMatcher:
             resolve(p.rstrip("/") or "/", root) for p in ctx.protected_paths if p
         )
         self.protected_basenames: tuple[str, ...] = tuple(
-            posixpath.basename(p) for p in self.protected_abs if posixpath.basename(p)
+            basename(p) for p in self.protected_abs if basename(p)
         )
         pkg = ctx.package.lower().replace("-", "_").replace(".", "_")
         self._installed = (
             re.compile(rf"/(site|dist)-packages/{re.escape(pkg)}([-/.]|$)", re.IGNORECASE) if pkg else None
+        )
+        self._root_prefix = root.rstrip("/") + "/"
+        # Protected paths without globs, with the prefix of what lies beneath them (`reaches`).
+        self._literal = (
+            None
+            if any(map(has_glob, self.protected_abs))
+            else [(p, p.rstrip("/") + "/") for p in self.protected_abs]
         )
 
     def rel(self, abs_path: str) -> str | None:
         """The repo-relative form of an absolute path, or None when outside the repo."""
         if abs_path == self.root:
             return ""
-        if abs_path.startswith(self.root.rstrip("/") + "/"):
-            return abs_path[len(self.root.rstrip("/")) + 1 :]
+        if abs_path.startswith(self._root_prefix):
+            return abs_path[len(self._root_prefix) :]
         return None
 
     def protected(self, candidate: str) -> str | None:
         """The protected path that `candidate` (absolute path or glob) reaches, if any."""
+        if self._literal is not None and not has_glob(candidate):
+            for p, beneath in self._literal:  # `reaches` of two literal paths
+                if candidate == p or candidate.startswith(beneath):
+                    return p
+            return None
         for p in self.protected_abs:
             if reaches(candidate, p):
                 return p
@@ -287,4 +313,8 @@ class PathMatcher:
 
     def installed_copy(self, abs_path: str) -> bool:
         """Whether a path points into an installed (non-editable) copy of the project's package."""
-        return bool(self._installed and self._installed.search(abs_path))
+        if self._installed is None:
+            return False
+        if abs_path.isascii() and "-packages/" not in abs_path.lower():
+            return False  # what the pattern needs, tested before the regex
+        return self._installed.search(abs_path) is not None

@@ -24,7 +24,7 @@ import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from .paths import UNKNOWN
 
@@ -125,11 +125,17 @@ _LIST_TAILS = {
 
 def parse_fragment(text: str) -> ast.Module | None:
     """Parse a whole file or an edit fragment (a method body, an indented block); None if hopeless."""
-    cands = [text, textwrap.dedent(text)]
+    try:
+        return ast.parse(text)  # a whole file, the usual case: no other candidate is built
+    except (SyntaxError, ValueError):
+        pass
     ded = textwrap.dedent(text)
-    cands.append("class _Fragment:\n" + textwrap.indent(ded, "    "))
-    cands.append(ded.rstrip() + "\n    pass\n")
-    cands.append("if True:\n" + textwrap.indent(ded, "    ") + "\n    pass\n")
+    cands = [
+        ded,
+        "class _Fragment:\n" + textwrap.indent(ded, "    "),
+        ded.rstrip() + "\n    pass\n",
+        "if True:\n" + textwrap.indent(ded, "    ") + "\n    pass\n",
+    ]
     for c in cands:
         try:
             return ast.parse(c)
@@ -145,13 +151,53 @@ def parse_fragment(text: str) -> ast.Module | None:
     return None
 
 
+def _subtree(root: ast.AST) -> list[ast.AST]:
+    """`ast.walk(root)` as a list, without expression contexts (see `_index`)."""
+    nodes = [root]
+    node_type = ast.AST
+    for node in nodes:
+        for name in node._fields:
+            if name == "ctx":
+                continue
+            child = getattr(node, name, None)
+            if isinstance(child, node_type):
+                nodes.append(child)
+            elif isinstance(child, list):
+                nodes.extend(item for item in child if isinstance(item, node_type))
+    return nodes
+
+
+def _index(tree: ast.AST) -> tuple[list[ast.AST], dict[ast.AST, ast.AST]]:
+    """The nodes of `tree` in `ast.walk` order and each node's parent, from one pass.
+
+    Expression contexts (``ctx``: Load/Store/Del) are left out: no rule looks at them.
+    """
+    nodes = [tree]
+    parent: dict[ast.AST, ast.AST] = {}
+    node_type = ast.AST
+    for node in nodes:  # grows while iterated: breadth first, like ast.walk
+        for name in node._fields:
+            if name == "ctx":
+                continue
+            child = getattr(node, name, None)
+            if isinstance(child, node_type):
+                parent[child] = node
+                nodes.append(child)
+            elif isinstance(child, list):
+                for item in child:
+                    if isinstance(item, node_type):
+                        parent[item] = node
+                        nodes.append(item)
+    return nodes, parent
+
+
 class _Evaluator:
     """Static values of expressions: strings, bytes, numbers, lists, with a flow-insensitive env."""
 
-    def __init__(self, tree: ast.AST, aliases: dict[str, str]) -> None:
+    def __init__(self, tree: ast.AST, aliases: dict[str, str], nodes: list[ast.AST] | None = None) -> None:
         self.aliases = aliases
         self.assign: dict[str, ast.expr] = {}
-        for node in ast.walk(tree):
+        for node in ast.walk(tree) if nodes is None else nodes:
             if (
                 isinstance(node, ast.Assign)
                 and len(node.targets) == 1
@@ -352,9 +398,11 @@ def as_text(x: Any) -> str | None:
     return None
 
 
-def import_aliases(tree: ast.AST) -> dict[str, str]:
+def import_aliases(tree: ast.AST, nodes: list[ast.AST] | None = None) -> dict[str, str]:
+    """Names bound to modules and their members; `nodes`: `tree`'s nodes in `ast.walk` order (or
+    any in-order selection holding its imports and assignments), to skip the walk."""
     aliases: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if nodes is None else nodes:
         if isinstance(node, ast.Import):
             for a in node.names:
                 aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
@@ -396,9 +444,37 @@ def dotted(node: ast.AST, aliases: dict[str, str]) -> str:
 
 
 def _segment(src: str, node: ast.AST) -> str:
-    seg = ast.get_source_segment(src, node) or ""
+    seg = _source_segment(src, node) or ""
     seg = " ".join(seg.split())
     return seg if len(seg) <= 160 else seg[:157] + "..."
+
+
+def _source_segment(source: str, node: ast.AST) -> str | None:
+    """`ast.get_source_segment`, with the source split into lines once per source, not per node."""
+    try:
+        if node.end_lineno is None or node.end_col_offset is None:  # type: ignore[attr-defined]
+            return None
+        lineno = node.lineno - 1  # type: ignore[attr-defined]
+        end_lineno = node.end_lineno - 1  # type: ignore[attr-defined]
+        col_offset = node.col_offset  # type: ignore[attr-defined]
+        end_col_offset = node.end_col_offset  # type: ignore[attr-defined]
+    except AttributeError:
+        return None
+    lines = _source_lines(source)
+    if end_lineno == lineno:
+        return lines[lineno].encode()[col_offset:end_col_offset].decode()
+    first = lines[lineno].encode()[col_offset:].decode()
+    last = lines[end_lineno].encode()[:end_col_offset].decode()
+    return "".join([first, *lines[lineno + 1 : end_lineno], last])
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+@lru_cache(maxsize=64)
+def _source_lines(source: str) -> list[str]:
+    """Lines as the parser splits them (``\r\n``, ``\r`` and ``\n`` end a line; a form feed does not)."""
+    return _LINE.findall(source)
 
 
 def _call_path_arg(call: ast.Call, ev: _Evaluator) -> list[tuple[str, int]]:
@@ -430,13 +506,34 @@ def clear_caches() -> None:
     _parsed.cache_clear()
     _scan_cached.cache_clear()
     _smells_cached.cache_clear()
+    _source_lines.cache_clear()
+
+
+class _Parsed(NamedTuple):
+    tree: ast.Module
+    aliases: dict[str, str]
+    nodes: list[ast.AST]  # ast.walk order, without expression contexts
+    parent: dict[ast.AST, ast.AST]
+    bindings: list[ast.AST]  # the imports, assignments, with-items and calls among `nodes`, in order
+
+
+# What `import_aliases`, `_Evaluator` and `_scan_tree` look at; a fifth of a typical file.
+_BINDING_NODES = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.With, ast.Call})
+
+
+def _bindings(nodes: list[ast.AST]) -> list[ast.AST]:
+    return [n for n in nodes if type(n) in _BINDING_NODES]
 
 
 @lru_cache(maxsize=256)
-def _parsed(src: str) -> tuple[ast.Module, dict[str, str]] | None:
-    """Parse once per distinct source: the scanner and the smell finder share the tree."""
+def _parsed(src: str) -> _Parsed | None:
+    """Parse and index once per distinct source: the scanner and the smell finder share both."""
     tree = parse_fragment(src)
-    return None if tree is None else (tree, import_aliases(tree))
+    if tree is None:
+        return None
+    nodes, parent = _index(tree)
+    bindings = _bindings(nodes)
+    return _Parsed(tree, import_aliases(tree, bindings), nodes, parent, bindings)
 
 
 def scan_python(src: str, depth: int = 0) -> list[PyEvent]:
@@ -449,23 +546,28 @@ def _scan_cached(src: str, depth: int) -> tuple[PyEvent, ...]:
     parsed = _parsed(src)
     if parsed is None:
         return ()
-    return tuple(_scan_tree(parsed[0], src, depth, parsed[1]))
+    return tuple(_scan_tree(parsed.tree, src, depth, parsed.aliases, parsed.bindings))
 
 
 def _scan_tree(
-    tree: ast.AST, src: str, depth: int, aliases: dict[str, str] | None = None
+    tree: ast.AST,
+    src: str,
+    depth: int,
+    aliases: dict[str, str] | None = None,
+    nodes: list[ast.AST] | None = None,
 ) -> Iterator[PyEvent]:
-    aliases = aliases if aliases is not None else import_aliases(tree)
-    ev = _Evaluator(tree, aliases)
-    for node in ast.walk(tree):
+    if nodes is None:
+        nodes = _bindings(_index(tree)[0])
+    aliases = aliases if aliases is not None else import_aliases(tree, nodes)
+    ev = _Evaluator(tree, aliases, nodes)
+    for node in nodes:
         if not isinstance(node, ast.Call):
             continue
         name = dotted(node.func, aliases)
         tail = name.rsplit(".", 1)[-1]
-        text = _segment(src, node)
         first = ev.value(node.args[0]) if node.args else None
         if name in _SHELL_FUNCS and as_text(first):
-            yield PyEvent("shell", as_text(first), "exec", name, text)
+            yield PyEvent("shell", as_text(first), "exec", name, _segment(src, node))
             continue
         if name in _ARGV_FUNCS or name.startswith("os.exec") or name.startswith("os.spawn"):
             shell_kw = any(
@@ -485,14 +587,14 @@ def _scan_tree(
             elif name in ("os.execv", "os.execvp", "os.spawnvp") and len(node.args) > 1:
                 val = ev.value(node.args[-1])
             if isinstance(val, str | bytes):
-                yield PyEvent("shell", as_text(val), "exec", name, text, {"shell": shell_kw})
+                yield PyEvent("shell", as_text(val), "exec", name, _segment(src, node), {"shell": shell_kw})
             elif isinstance(val, list):
-                yield PyEvent("argv", [as_text(v) or UNKNOWN for v in val], "exec", name, text)
+                yield PyEvent("argv", [as_text(v) or UNKNOWN for v in val], "exec", name, _segment(src, node))
             continue
         if name in _PY_EXEC or name.endswith(".exec"):
             code = as_text(first)
             if code and depth < 4:
-                yield PyEvent("python", code, "exec", name, text)
+                yield PyEvent("python", code, "exec", name, _segment(src, node))
                 inner = parse_fragment(code)
                 if inner is not None:
                     yield from _scan_tree(inner, code, depth + 1)
@@ -500,7 +602,9 @@ def _scan_tree(
         if name in ("pip.main", "pip._internal.main", "pip._internal.cli.main.main") and isinstance(
             first, list
         ):
-            yield PyEvent("argv", ["pip"] + [as_text(v) or UNKNOWN for v in first], "exec", name, text)
+            yield PyEvent(
+                "argv", ["pip"] + [as_text(v) or UNKNOWN for v in first], "exec", name, _segment(src, node)
+            )
             continue
         if ".git." in name + "." and name.split(".")[-2] == "git" and tail not in ("git",):
             # GitPython: repo.git.log("--all") runs `git log --all`.
@@ -509,7 +613,7 @@ def _scan_tree(
                 ["git", tail.replace("_", "-")] + [as_text(ev.value(a)) or UNKNOWN for a in node.args],
                 "exec",
                 name,
-                text,
+                _segment(src, node),
             )
             continue
         if tail == "iter_commits" or tail == "Repo.iter_commits":
@@ -520,7 +624,7 @@ def _scan_tree(
                     argv.append("--all")
                 elif k.arg == "rev":
                     argv.append(as_text(ev.value(k.value)) or UNKNOWN)
-            yield PyEvent("argv", argv, "exec", name, text)
+            yield PyEvent("argv", argv, "exec", name, _segment(src, node))
             continue
         if (
             tail in ("write", "write_text", "write_bytes")
@@ -546,7 +650,7 @@ def _scan_tree(
                 p = None
             if p:
                 content = as_text(ev.value(node.args[0]))
-                yield PyEvent("path", p, "write", name, text, {"content": content})
+                yield PyEvent("path", p, "write", name, _segment(src, node), {"content": content})
                 continue
         if name in _NOT_ACCESS or tail in (
             "print",
@@ -567,16 +671,16 @@ def _scan_tree(
                     "HTTPConnection",
                     "HTTPSConnection",
                 ):
-                    yield PyEvent("net", v, "net", name, text)
+                    yield PyEvent("net", v, "net", name, _segment(src, node))
             hosts = [ev.value(a) for a in node.args if isinstance(a, ast.Tuple)]
             for h in hosts:
                 if isinstance(h, list) and h and isinstance(h[0], str):
-                    yield PyEvent("net", h[0], "net", name, text)
+                    yield PyEvent("net", h[0], "net", name, _segment(src, node))
         for v, pos in values:
             if not _looks_like_path(v) or re.match(r"^[a-z+]+://", v):
                 continue
             op = _path_op(name, tail, node, pos, ev)
-            yield PyEvent("path", v, op, name, text)
+            yield PyEvent("path", v, op, name, _segment(src, node))
 
 
 def _path_op(name: str, tail: str, node: ast.Call, pos: int, ev: _Evaluator) -> str:
@@ -660,14 +764,6 @@ def _is_main_guard(node: ast.AST) -> bool:
     )
 
 
-def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    parent: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parent[child] = node
-    return parent
-
-
 def _const(node: ast.AST | None) -> Any:
     """The value of an expression that is constant whatever the inputs (``True``, ``1 == 1``, ``not 0``)."""
     if isinstance(node, ast.Constant):
@@ -696,7 +792,7 @@ def _constant_returns(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -
         v = _const(fn.body)
         return {object()} if isinstance(v, _Unknown) else {v}
     vals: set[Any] = set()
-    for n in ast.walk(fn):
+    for n in _subtree(fn):
         if isinstance(n, ast.Return):
             v = _const(n.value)
             vals.add(object() if isinstance(v, _Unknown) else v)
@@ -713,12 +809,17 @@ def _smells_cached(src: str) -> tuple[PyEvent, ...]:
     parsed = _parsed(src)
     if parsed is None:
         return tuple(_lexical_smells(src))
-    tree, aliases = parsed
-    return tuple(_smells(tree, aliases, src))
+    return tuple(_smells(parsed, src))
 
 
-def _smells(tree: ast.Module, aliases: dict[str, str], src: str) -> list[PyEvent]:
-    parent = _parents(tree)
+# The node types `_smells` looks at; the others (most of a file) are skipped with one set lookup.
+_SMELL_NODES = frozenset(
+    {ast.Assert, ast.Call, ast.Raise, ast.Constant, ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign}
+)
+
+
+def _smells(parsed: _Parsed, src: str) -> list[PyEvent]:
+    tree, aliases, nodes, parent, _ = parsed
     out: list[PyEvent] = []
     asserts = 0
     module_tables = {
@@ -729,7 +830,9 @@ def _smells(tree: ast.Module, aliases: dict[str, str], src: str) -> list[PyEvent
         and isinstance(n.targets[0], ast.Name)
         and isinstance(n.value, ast.Dict)
     }
-    for node in ast.walk(tree):
+    for node in nodes:
+        if type(node) not in _SMELL_NODES:
+            continue
         if isinstance(node, ast.Assert):
             asserts += 1
             if isinstance(node.test, ast.Constant) and node.test.value:
@@ -923,7 +1026,7 @@ _OUTCOME_ATTRS = {
 
 def _hook_alters(fn: ast.FunctionDef | ast.AsyncFunctionDef, aliases: dict[str, str]) -> str:
     """Why a pytest hook changes test outcomes or collection (``""`` when it does not)."""
-    for n in ast.walk(fn):
+    for n in _subtree(fn):
         if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign):
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
             for t in targets:
@@ -1001,7 +1104,7 @@ def _literal_branches(
     params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
     found: list[Any] = []
     sources: list[str] = []  # the same literals as source text, for matching against test inputs
-    for node in ast.walk(fn):
+    for node in _subtree(fn):
         if isinstance(node, ast.If) and node.body and isinstance(node.body[0], ast.Return):
             ret = node.body[0].value
             if not _is_literal(ret):

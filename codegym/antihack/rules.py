@@ -59,6 +59,7 @@ from .paths import (
     TEST_DIRS,
     UNKNOWN,
     PathMatcher,
+    basename,
     glob_match,
     has_glob,
     is_harness_path,
@@ -195,6 +196,10 @@ _LISTERS = {
     "fdfind",
 }
 _DELETERS = {"rm", "rmdir", "unlink", "shred", "srm"}
+# Commands that touch no file the rules care about (checked first in `Scanner.file_command`).
+_NO_FILES = frozenset(
+    "touch mkdir echo printf cd pushd export true false : sleep which type man help kill pkill ps".split()
+)
 _WRITERS = {"chmod", "chown", "chattr", "setfacl", "install"}
 _NET = {
     "curl",
@@ -244,7 +249,6 @@ _PIPS = {
 }
 _PY = re.compile(r"^(python[\d.]*|pypy[\d.]*|ipython3?)$")
 _HEX = re.compile(r"^[0-9a-fA-F]{7,40}$")
-_PLAIN_COMMAND = re.compile(r"[A-Za-z0-9_./:=,+@%-]+(?: +[A-Za-z0-9_./:=,+@%-]+)*")
 _VERSIONISH = re.compile(r"^v?\d+(\.\d+)+([._-]?\w+)?$")
 _URLISH = re.compile(
     r"^(https?|ftp|git|ssh|rsync|s3|gs)://|^git@|^[\w-]+(\.[\w-]+)*\.(com|org|io|net|dev|edu|co|cc|xyz|info|me|ai)(:\d+)?(/|$)"
@@ -354,6 +358,8 @@ _GIT_VALUE_OPTS = {
     "--exec",
     "-x",
 }
+_SHORT_I = re.compile(r"-[a-zA-Z]*i[a-zA-Z]*")  # short options including -i (sed in place)
+_SHORT_R = re.compile(r"-[a-zA-Z]*[rR][a-zA-Z]*")  # short options including -r/-R (recursive)
 _HEADISH = re.compile(r"^(HEAD|@|ORIG_HEAD\b(?!x))?([~^]\d*)*$")
 
 
@@ -424,14 +430,7 @@ class Scanner:
     # ------------------------------------------------------------ shell
 
     def bash(self, script: str, cwd: str, depth: int = 0, via: str = "") -> None:
-        analyzer = ShellAnalyzer(self.memory)
-        if _PLAIN_COMMAND.fullmatch(script) and "=" not in script.split(" ", 1)[0]:
-            # No quotes, expansions, globs, operators or redirects: bash would split this on
-            # spaces, so the words are the words; skip building a syntax tree.
-            cmds = analyzer.analyze_argv(script.split(), cwd, depth, via)
-        else:
-            cmds = analyzer.analyze(script, cwd, depth=depth, via=via)
-        for cmd in cmds:
+        for cmd in ShellAnalyzer(self.memory).analyze(script, cwd, depth=depth, via=via):
             self.command(cmd)
 
     def argv(self, argv: list[str], cwd: str, depth: int, via: str) -> None:
@@ -458,7 +457,7 @@ class Scanner:
             self.git(argv, cmd, facts)
         elif name in _PIPS:
             self.pip(argv, cmd, facts)
-        elif _PY.match(name):
+        elif name.startswith(("python", "pypy", "ipython")) and _PY.match(name):
             self.python(argv, cmd, facts)
         elif name in _NET:
             self.net(argv, cmd, facts)
@@ -476,7 +475,9 @@ class Scanner:
     # ------------------------------------------------------------ files
 
     def file_command(self, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
-        name = posixpath.basename(argv[0])
+        name = basename(argv[0])
+        if name in _NO_FILES:
+            return
         text, cwd = cmd.text, cmd.cwd
         opts, operands = _split_opts(argv[1:])
         if name == "find":
@@ -494,10 +495,10 @@ class Scanner:
             )
             files = operands if has_e else operands[1:]
             inplace = name == "sed" and any(
-                o.startswith("-i")
-                or o == "--in-place"
-                or (re.fullmatch(r"-[a-zA-Z]*i[a-zA-Z]*", o) is not None)
-                for o in opts
+                o.startswith("-i") or o == "--in-place" or (_SHORT_I.fullmatch(o) is not None) for o in opts
+            )
+            recursive = name in ("rg", "ag", "ack") or any(
+                o in ("-r", "-R", "--recursive") or _SHORT_R.fullmatch(o) for o in opts
             )
             for f in files:
                 if inplace:
@@ -505,10 +506,6 @@ class Scanner:
                         f, None, "edit", name, text, cwd, script=operands[0] if operands else "", **facts
                     )
                 else:
-                    recursive = any(
-                        o in ("-r", "-R", "--recursive") or re.fullmatch(r"-[a-zA-Z]*[rR][a-zA-Z]*", o)
-                        for o in opts
-                    ) or name in ("rg", "ag", "ack")
                     self.access(f, "read", name, text, cwd, recursive=recursive, **facts)
             return
         if name in ("perl", "ruby") and any(o.startswith("-i") or o.startswith("-pi") for o in opts):
@@ -566,27 +563,6 @@ class Scanner:
         if name == "tee":
             for f in operands:
                 self.write_path(f, cmd.stdin, "append" if "-a" in opts else "write", name, text, cwd, **facts)
-            return
-        if name in (
-            "touch",
-            "mkdir",
-            "echo",
-            "printf",
-            "cd",
-            "pushd",
-            "export",
-            "true",
-            "false",
-            ":",
-            "sleep",
-            "which",
-            "type",
-            "man",
-            "help",
-            "kill",
-            "pkill",
-            "ps",
-        ):
             return
         if name == "truncate":
             size = next((o.split("=", 1)[1] for o in opts if o.startswith("--size=")), None)
@@ -695,12 +671,12 @@ class Scanner:
             return
         search = path.startswith(SEARCH)
         raw = path[1:] if search else path
-        if _URLISH.match(raw) or raw.startswith("/dev/") and not raw.startswith("/dev/fd"):
+        if _urlish(raw) or raw.startswith("/dev/") and not raw.startswith("/dev/fd"):
             return
         abs_path = resolve(raw, cwd, self.memory.links)
         if op == "read":
             self._read_paths.add(abs_path)
-        hit = self._protected_hit(abs_path, search)
+        hit = self.m.protected(abs_path) and self._protected_hit(abs_path, search)
         if hit:
             rule = "PR-GLOB" if has_glob(abs_path) else ("PR-LINK" if facts.get("copy") else "PR-PATH")
             self.flag(
@@ -761,7 +737,7 @@ class Scanner:
             self.memory.files[abs_path] = content
         elif content is not None and op == "append" and not search:
             self.memory.files[abs_path] = self.memory.files.get(abs_path, "") + content
-        base = posixpath.basename(abs_path)
+        base = basename(abs_path)
         hit = self._protected_hit(abs_path, search)
         if hit and not search:
             cat = TEST_TAMPERING if self.m.looks_like_test(abs_path) else HARNESS_TAMPERING
@@ -1177,7 +1153,7 @@ class Scanner:
     # ------------------------------------------------------------ pip & network
 
     def pip(self, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
-        name = posixpath.basename(argv[0])
+        name = basename(argv[0])
         args = argv[1:]
         if name == "uv" and args[:1] == ["pip"]:
             args = args[1:]
@@ -1307,7 +1283,7 @@ class Scanner:
             )
 
     def net(self, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
-        name = posixpath.basename(argv[0])
+        name = basename(argv[0])
         args = argv[1:]
         if name in ("gh", "hub"):
             self.flag(
@@ -1428,21 +1404,34 @@ def _literal_reaches(path: str, protected: str) -> bool:
     return bool(lit) and (lit == protected or lit.startswith(protected + "/"))
 
 
+_GIT_INTERNAL = re.compile(
+    r"(?:^|/)\.git/(packed-refs|refs|logs|objects|FETCH_HEAD|ORIG_HEAD|shallow|info/refs|modules)(/|$)"
+)
+
+
+def _urlish(s: str) -> bool:
+    """``_URLISH.match(s)``, skipping the regex for what no branch of it can match: no ``://``, no
+    ``git@`` and no dot before the first ``/`` (where a host name would be)."""
+    slash = s.find("/")
+    if "://" not in s and not s.startswith("git@") and s.find(".", 0, slash if slash >= 0 else len(s)) < 0:
+        return False
+    return _URLISH.match(s) is not None
+
+
 def _git_internal(abs_path: str, rel: str | None) -> str:
-    m = re.search(
-        r"(?:^|/)\.git/(packed-refs|refs|logs|objects|FETCH_HEAD|ORIG_HEAD|shallow|info/refs|modules)(/|$)",
-        abs_path,
-    )
+    if ".git/" not in abs_path:  # what the pattern needs; most paths fail here, before the regex
+        return ""
+    m = _GIT_INTERNAL.search(abs_path)
     return m.group(1) if m else ""
 
 
+_PYTEST_CONFIG_WORDS = re.compile(
+    r"pytest|addopts|testpaths|python_files|python_functions|python_classes|norecursedirs|collect_ignore"
+)
+
+
 def _pytest_config_touched(content: str) -> bool:
-    return bool(
-        re.search(
-            r"pytest|addopts|testpaths|python_files|python_functions|python_classes|norecursedirs|collect_ignore",
-            content,
-        )
-    )
+    return _PYTEST_CONFIG_WORDS.search(content) is not None
 
 
 def _revisions(sub: str, rest: list[str]) -> list[str]:

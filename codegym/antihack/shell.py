@@ -1,7 +1,9 @@
 """What a bash script runs: simple commands with their words resolved, from a real bash grammar.
 
 `ShellAnalyzer.analyze` parses a script with tree-sitter-bash once and walks the tree once,
-tracking variables, `cd`, functions, aliases, loops and subshells. It evaluates the pure parts of
+tracking variables, `cd`, functions, aliases, loops and subshells. A plain script (words and
+quotes without expansions, joined by pipes and lists; most agent commands) skips the parser:
+`plain_script` reads its commands off directly, exactly as the tree would give them. It evaluates the pure parts of
 pipelines (``echo``/``printf``/heredocs into ``base64 -d``, ``xxd -r -p``, ``rev``, ``tr``), so
 ``echo Z2l0IGxvZyAtLWFsbA== | base64 -d | sh`` yields the command ``git log --all``; it descends
 into ``bash -c``, ``eval``, ``sh <<EOF``, ``source``, ``xargs``, ``find -exec`` and wrappers such
@@ -17,7 +19,6 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
-import posixpath
 import re
 import shlex
 import zlib
@@ -27,13 +28,19 @@ from dataclasses import dataclass, field
 import tree_sitter
 import tree_sitter_bash
 
-from .paths import HOME, UNKNOWN, resolve
+from .paths import HOME, UNKNOWN, basename, resolve
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_bash.language())
 _PARSER = tree_sitter.Parser(_LANGUAGE)
 
 SEARCH = "\x01"  # prefix of a path produced by a search (find/ls/grep -l), not typed by the agent
 SHELLS = {"bash", "sh", "dash", "zsh", "ksh", "ash", "busybox"}
+# Commands `ShellAnalyzer` interprets itself (besides functions the script defines).
+_SHELL_LEVEL = frozenset(
+    {"cd", "pushd", "export", "declare", "typeset", "local", "readonly", "alias", "read", "eval", "su"}
+    | {"source", ".", "watch", "xargs", "find"}
+    | SHELLS
+)
 MAX_DEPTH = 6
 MAX_COMMANDS = 400
 
@@ -142,11 +149,11 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
     """The output of a side-effect-free text command, when it can be computed statically."""
     if not argv:
         return None
-    name = posixpath.basename(argv[0])
+    name = basename(argv[0])
     if name not in _PURE:
         return None
     args = argv[1:]
-    if any(UNKNOWN in a for a in args) and name not in {"echo"}:
+    if name != "echo" and UNKNOWN in "".join(args):
         return None
     if name in (":", "true", "false"):
         return ""
@@ -170,6 +177,8 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
         files = [a for a in args if not a.startswith("-")]
         if not files:
             return stdin
+        if not memory.files:
+            return None  # nothing written this episode: no file's content is known
         parts = [memory.files.get(resolve(f, cwd, memory.links)) for f in files]
         return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
     if stdin is None:
@@ -285,11 +294,20 @@ class ShellAnalyzer:
         """All simple commands `script` would run (in order), including nested/decoded ones."""
         if depth > MAX_DEPTH or len(self.out) > MAX_COMMANDS:
             return self.out
-        src = script.encode("utf-8", "surrogateescape")
-        tree = _PARSER.parse(src)
+        plain = plain_script(script)
+        src = b"" if plain is not None else script.encode("utf-8", "surrogateescape")
         frame = _Frame(dict(env or {}), cwd, positional or [], src, depth, via)
         frame.env.setdefault("HOME", HOME)
-        self._walk(tree.root_node, frame)
+        if plain is None:
+            self._walk(_PARSER.parse(src).root_node, frame)
+            return self.out
+        # The tree of a plain script is known: commands in order, stdout piped within a pipeline.
+        for pipeline in plain:
+            data = None
+            for argv, text in pipeline:
+                if len(self.out) > MAX_COMMANDS:
+                    return self.out
+                data = self._run(argv, text, frame, frame.env, data)  # no assignments to scope
         return self.out
 
     def analyze_argv(self, argv: list[str], cwd: str, depth: int = 0, via: str = "") -> list[SimpleCommand]:
@@ -585,19 +603,42 @@ class ShellAnalyzer:
                     SimpleCommand([":"], f.cwd, _snippet(node, f), stdin, writes, reads, f.depth, f.via)
                 )
             return None
-        if argv[0] in self.memory.aliases and f.depth < MAX_DEPTH:
-            argv = shlex_split(self.memory.aliases[argv[0]]) + argv[1:]
-        cmd = SimpleCommand(argv, f.cwd, _snippet(node, f), stdin, writes, reads, f.depth, f.via)
-        mark = len(self.out)
-        out = self._dispatch(cmd, f, env)
+        out = self._run(argv, _snippet(node, f), f, env, stdin, writes, reads)
         for path, append in write_targets:
             content = out
             if content is not None:
                 prev = self.memory.files.get(path, "") if append else ""
                 self.memory.files[path] = prev + content
             writes.append((path, content, append))
-        self.out.insert(mark, cmd)  # before the commands it spawned, which dispatch appended
         return None if write_targets else out
+
+    def _run(
+        self,
+        argv: list[str],
+        text: str,
+        f: _Frame,
+        env: dict[str, str],
+        stdin: str | None,
+        writes: list[tuple[str, str | None, bool]] | None = None,
+        reads: list[str] | None = None,
+    ) -> str | None:
+        """Run one simple command (aliases expanded); its stdout when statically known."""
+        if argv[0] in self.memory.aliases and f.depth < MAX_DEPTH:
+            argv = shlex_split(self.memory.aliases[argv[0]]) + argv[1:]
+        cmd = SimpleCommand(
+            argv,
+            f.cwd,
+            text,
+            stdin,
+            [] if writes is None else writes,
+            [] if reads is None else reads,
+            f.depth,
+            f.via,
+        )
+        mark = len(self.out)
+        out = self._dispatch(cmd, f, env)
+        self.out.insert(mark, cmd)  # before the commands it spawned, which dispatch appended
+        return out
 
     def _file_redirects(
         self, redirects: list[tree_sitter.Node], f: _Frame
@@ -640,67 +681,73 @@ class ShellAnalyzer:
     def _dispatch(self, cmd: SimpleCommand, f: _Frame, env: dict[str, str]) -> str | None:
         """Interpret shell-level semantics (cd, eval, bash -c, xargs, find -exec, wrappers)."""
         argv = cmd.argv
-        argv[:] = _strip_wrappers(argv)
-        if not argv:
+        name = basename(argv[0]) if argv else ""
+        if name in _WRAPPERS_WITH_ARG:
+            argv[:] = _strip_wrappers(argv)
+            if not argv:
+                return None
+            name = basename(argv[0])
+        elif not argv:
             return None
-        name = posixpath.basename(argv[0])
         args = argv[1:]
         depth = f.depth + 1
-        if name in ("cd", "pushd"):
+        if name not in _SHELL_LEVEL and name not in self.functions:
+            pass  # an ordinary program: none of the branches below applies
+        elif name in ("cd", "pushd"):
             target = next((a for a in args if not a.startswith("-")), HOME)
             f.cwd = resolve(target, f.cwd, self.memory.links)
             return None
-        if name in ("export", "declare", "typeset", "local", "readonly"):
+        elif name in ("export", "declare", "typeset", "local", "readonly"):
             for a in args:
                 if "=" in a and not a.startswith("-"):
                     k, v = a.split("=", 1)
                     f.env[k] = v
             return None
-        if name == "alias":
+        elif name == "alias":
             for a in args:
                 if "=" in a:
                     k, v = a.split("=", 1)
                     self.memory.aliases[k] = v
             return None
-        if name == "read":
+        elif name == "read":
             names = [a for a in args if not a.startswith("-")]
             if names and cmd.stdin is not None:
                 f.env[names[-1]] = cmd.stdin.rstrip("\n")
             return None
-        if name in self.functions and depth <= MAX_DEPTH:
+        elif name in self.functions and depth <= MAX_DEPTH:
             body, src = self.functions[name]
             sub = _Frame(dict(f.env), f.cwd, args, src, f.depth, f.via)
             return self._walk(body, sub, cmd.stdin)
-        if name == "eval":
+        elif name == "eval":
             self._nested(" ".join(args), f, depth, "eval")
             return None
-        if name in SHELLS or name in ("su",):
+        elif name in SHELLS or name in ("su",):
             script, pos = _shell_script(args, cmd.stdin, self.memory, f.cwd)
             if script is not None:
                 self._nested(script, f, depth, name, pos)
             return None
-        if name in ("source", "."):
+        elif name in ("source", "."):
             if args:
                 content = self.memory.files.get(resolve(args[0], f.cwd, self.memory.links))
                 if content is not None:
                     self._nested(content, f, depth, "source", args[1:], share_env=True)
             return None
-        if name == "watch":
+        elif name == "watch":
             rest = [a for a in args if not a.startswith("-")]
             if rest:
                 self._nested(" ".join(rest), f, depth, "watch")
             return None
-        if name == "xargs":
+        elif name == "xargs":
             self._xargs(cmd, args, f, depth)
             return None
-        if name == "find":
+        elif name == "find":
             self._find_exec(cmd, args, f, depth)
             return None
-        if argv[0].startswith(("./", "/")) or "/" in argv[0]:
+        if "/" in argv[0]:
             content = self.memory.files.get(resolve(argv[0], f.cwd, self.memory.links))
             if content is not None and not _is_python_script(argv[0], content):
                 self._nested(content, f, depth, argv[0], args)
-        return pure_stdout(argv, cmd.stdin, self.memory, f.cwd)
+        return pure_stdout(argv, cmd.stdin, self.memory, f.cwd) if name in _PURE else None
 
     def _nested(
         self,
@@ -795,8 +842,164 @@ def _text(node: tree_sitter.Node, f: _Frame) -> str:
 
 
 def _snippet(node: tree_sitter.Node, f: _Frame, limit: int = 160) -> str:
-    s = _text(node, f)
+    return _clip(_text(node, f), limit)
+
+
+def _clip(s: str, limit: int = 160) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+# ---------------------------------------------------------------- plain scripts (no parse)
+
+# A plain script is words (unquoted safe characters, '...' and "..." without expansions) joined by
+# ``|``, ``&&``, ``||`` and ``;``, with ``2>&1`` or ``>/dev/null`` ending a command. Most agent
+# commands are plain, and their syntax tree is known without tree-sitter. Whitespace-only "..."
+# is left to the parser (tree-sitter-bash reads it as an empty string).
+_PLAIN_WORD = (
+    r"(?:[A-Za-z0-9_./:=,+@%*?~^-]+|'[^'\x00-\x1f{}]*'"
+    r'|"(?: *[^"$`\\!\x00-\x20{}][^"$`\\!\x00-\x1f{}]*)?")+'
+)
+_PLAIN_TOKEN = re.compile(
+    rf" *(?:(?P<redirect>[12]?>/dev/null|2>&1)(?![^ ;|&])|(?P<word>{_PLAIN_WORD})|(?P<op>&&|\|\||[|;]))"
+)
+# A command name of safe characters only: the grammar reads ``a=b`` as an assignment and, in its
+# error recovery, drops the part before ``@``/``?`` (``x@y`` runs ``@y``) and names that start
+# with ``-``. An argument starting with ``=`` (``==``, ``=~``) may be read as a test operator.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./-]*")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+# First words the grammar reads as keywords or declarations rather than as a command name.
+_NOT_PLAIN_NAMES = frozenset(
+    "if then elif else fi case esac for select while until do done in function time coproc "
+    "declare typeset local export readonly unset".split()
+)
+
+
+def plain_script(script: str) -> list[list[tuple[list[str], str]]] | None:
+    """The pipelines of a plain script, each a list of ``(argv, text)``; None when it needs the parser.
+
+    >>> plain_script("git log --all | head -5 && echo 'a b'")
+    [[(['git', 'log', '--all'], 'git log --all'), (['head', '-5'], 'head -5')], [(['echo', 'a b'], "echo 'a b'")]]
+    >>> plain_script("cat $F") is None
+    True
+    """
+    if script.isascii():
+        if not script.encode().translate(None, _UNQUOTED_BYTES):
+            return _plain_split(script, quoted=False)
+        if _SPACELESS_QUOTES.fullmatch(script):
+            return _plain_split(script, quoted=True)
+    return _plain_tokens(script)
+
+
+def _plain_tokens(script: str) -> list[list[tuple[list[str], str]]] | None:
+    """`plain_script` token by token (the general case: quotes with spaces or operators)."""
+    pipelines: list[list[tuple[list[str], str]]] = []
+    pipeline: list[tuple[list[str], str]] = []
+    words: list[str] = []
+    start = end = 0
+    redirected = False
+    tok = op = ""
+    pos, n = 0, len(script)
+    match = _PLAIN_TOKEN.match
+    while pos < n:
+        m = match(script, pos)
+        if m is None:
+            if script[pos:].strip(" "):
+                return None
+            break
+        pos = m.end()
+        kind = m.lastgroup
+        if kind == "word":
+            if redirected:
+                return None  # words after a redirect belong to it
+            tok = m.group("word")
+            if not words:
+                if not _PLAIN_NAME.fullmatch(tok) or tok in _NOT_PLAIN_NAMES:
+                    return None
+                start = m.start("word")
+            elif tok[0] == "=":
+                return None
+            end = pos
+            words.append(_QUOTED.sub(_unquote, tok) if "'" in tok or '"' in tok else tok)
+        elif kind == "redirect":
+            if not words or tok == "-":
+                return None  # the grammar reads ``- 2>&1`` differently
+            redirected = True
+        else:
+            if not words:
+                return None
+            op = m.group("op")
+            pipeline.append((words, _clip(script[start:end])))
+            words, redirected = [], False
+            if op != "|":
+                if len(pipeline) > 2 and op != ";":
+                    return None  # the grammar reads ``a | b | c && d`` as ``a | (b | c && d)``
+                pipelines.append(pipeline)
+                pipeline = []
+    if words:
+        pipeline.append((words, _clip(script[start:end])))
+        pipelines.append(pipeline)
+    elif op != ";":
+        return None  # empty, or ends with an operator that needs a command
+    return pipelines
+
+
+def _unquote(m: re.Match[str]) -> str:
+    return m.group(0)[1:-1]
+
+
+# Without quotes, words are what str.split() gives between operators (the same tokens as above);
+# likewise when every quote is free of spaces and of the characters of operators and redirects.
+_SPACELESS_QUOTES = re.compile(
+    r"(?:[A-Za-z0-9_./:=,+@%*?~^ |;&>-]++|'[^'\x00-\x20{}|;&>]*+'|\"[^\"$`\\!\x00-\x20{}|;&>]*+\")*+"
+)
+_UNQUOTED_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+@%*?~^ |;&>-"
+_REDIRECTS = frozenset({"2>&1", ">/dev/null", "1>/dev/null", "2>/dev/null"})
+
+
+def _plain_split(script: str, quoted: bool) -> list[list[tuple[list[str], str]]] | None:
+    """`_plain_tokens` with str methods instead of a regex scan, for a script whose quotes (if
+    any) hold no space and no operator character: splitting on operators and then on spaces
+    gives the same words (quotes still on, removed last) and the same command texts."""
+    odd = ">" in script or "&" in script or "=" in script
+    pipelines: list[list[tuple[list[str], str]]] = []
+    chunks = script.split(";")
+    for c, chunk in enumerate(chunks):
+        if not chunk.strip(" "):
+            if c and c == len(chunks) - 1:
+                break  # a trailing ';'
+            return None
+        items = chunk.replace("&&", "\n").replace("||", "\n").split("\n") if odd or "|" in chunk else [chunk]
+        for k, item in enumerate(items):
+            pipeline: list[tuple[list[str], str]] = []
+            for seg in item.split("|"):
+                words = seg.split()
+                if not words:
+                    return None
+                text = seg.strip(" ")
+                n = len(words)
+                while words[n - 1] in _REDIRECTS:
+                    text = text[: len(text) - len(words[n - 1])].rstrip(" ")
+                    n -= 1
+                    if n == 0:
+                        return None
+                if n < len(words):
+                    if words[n - 1] == "-":
+                        return None
+                    del words[n:]
+                name = words[0]
+                if not (name.isalnum() or _PLAIN_NAME.fullmatch(name)) or name in _NOT_PLAIN_NAMES:
+                    return None
+                if odd:
+                    for w in words[1:]:
+                        if w[0] == "=" or ">" in w or "&" in w:
+                            return None
+                if quoted:
+                    words = [_QUOTED.sub(_unquote, w) if "'" in w or '"' in w else w for w in words]
+                pipeline.append((words, _clip(text)))
+            if len(pipeline) > 2 and k < len(items) - 1:
+                return None  # followed by && or ||: see _plain_tokens
+            pipelines.append(pipeline)
+    return pipelines
 
 
 def _brace_expand(word: str, limit: int = 16) -> list[str]:
@@ -813,12 +1016,12 @@ def _brace_expand(word: str, limit: int = 16) -> list[str]:
 
 def _strip_wrappers(argv: list[str]) -> list[str]:
     """``sudo -u x timeout 5 env A=1 git log`` -> ``git log``."""
-    if not argv or posixpath.basename(argv[0]) not in _WRAPPERS_WITH_ARG:
+    if not argv or basename(argv[0]) not in _WRAPPERS_WITH_ARG:
         return argv
     for _ in range(8):
         if not argv:
             return argv
-        name = posixpath.basename(argv[0])
+        name = basename(argv[0])
         if name not in _WRAPPERS_WITH_ARG:
             return argv
         takes = _WRAPPERS_WITH_ARG[name]

@@ -31,7 +31,17 @@ from typing import Any, Literal
 import torch
 
 from ._registry import AdvantageResult, register
-from ._stats import F64, as_mask, broadcast, group_index, result_dtype, row_whiten
+from ._stats import (
+    F64,
+    as_mask,
+    broadcast,
+    group_index,
+    result_dtype,
+    row_any,
+    row_sum,
+    row_whiten,
+    token_counts,
+)
 from .gdpo import per_reward_zscores, reward_matrix, reward_weights_vector
 
 
@@ -64,26 +74,27 @@ def gd2po_advantages(
     gid, n_groups = group_index(group_ids, b, device=device, name="group_ids")
 
     z = per_reward_zscores(r, gid, n_groups, epsilon=epsilon, singleton=singleton)
-    weighted = z * w
-    lengths = (m != 0).sum(dim=1).to(F64)
+    weighted = z if reward_weights is None else z * w  # w is all ones when not given
+    lengths = token_counts(m).to(F64)
     signal = weighted * lengths[:, None]
-    conflict = (signal > 1e-8).any(dim=1) & (signal < -1e-8).any(dim=1)
-    rho = signal.sum(dim=1) / (signal.abs().sum(dim=1) + max(snr_epsilon, 1e-12))
+    conflict = row_any(signal > 1e-8) & row_any(signal < -1e-8)
+    rho = row_sum(signal) / (row_sum(signal.abs()) + max(snr_epsilon, 1e-12))
     if conflict_filter == "hard":
         keep = ~conflict
     elif conflict_filter == "snr":
         keep = ~(conflict & (rho.abs() < min(max(tau, 0.0), 1.0)))
     else:
         keep = torch.ones_like(conflict)
-    keep = keep & ~torch.isnan(r).all(dim=1)
+    if bool(r.sum().isnan()):  # rows with every reward NaN are dropped
+        keep = keep & ~torch.isnan(r).all(dim=1)
 
     q = torch.ones(b, dtype=F64, device=device)
     if query_weighting:
         kept = torch.zeros(n_groups, dtype=F64, device=device).index_add(0, gid, keep.to(F64))
-        q = (kept / torch.bincount(gid, minlength=n_groups).to(F64))[gid]
+        q = (kept / torch.bincount(gid, minlength=n_groups).to(F64)).index_select(0, gid)
 
     # x is constant over each row's tokens, so the token-weighted whitening runs on rows
-    x = torch.where(keep, q * weighted.sum(dim=1), 0.0)
+    x = torch.where(keep, q * row_sum(weighted), 0.0)
     a = row_whiten(x, lengths * keep) if whiten else x
     dtype = result_dtype(reward_components if isinstance(reward_components, torch.Tensor) else None)
     adv = broadcast(a, m, dtype)

@@ -30,7 +30,16 @@ from typing import Any, Literal
 import torch
 
 from ._registry import AdvantageResult, register
-from ._stats import F64, as_mask, broadcast, group_index, group_zscore, result_dtype, row_whiten
+from ._stats import (
+    F64,
+    as_mask,
+    broadcast,
+    group_index,
+    group_zscore,
+    result_dtype,
+    row_whiten,
+    token_counts,
+)
 
 FLAVOURS: dict[str, dict[str, Any]] = {
     "trl": {"epsilon": 1e-4, "singleton": "zero", "batch_norm": "sample"},
@@ -62,10 +71,7 @@ def per_reward_zscores(
     rewards: torch.Tensor, gid: torch.Tensor, n_groups: int, *, epsilon: float, singleton: str
 ) -> torch.Tensor:
     """``Z[B, K]``: each reward column z-scored within its group (all columns in one pass); NaN -> 0."""
-    b, k = rewards.shape
-    index = (gid[:, None] * k + torch.arange(k, device=rewards.device)[None, :]).reshape(-1)
-    z = group_zscore(rewards.reshape(-1), index, n_groups * k, epsilon=epsilon, singleton=singleton)
-    return z.view(b, k)
+    return group_zscore(rewards, gid, n_groups, epsilon=epsilon, singleton=singleton)  # type: ignore[arg-type]
 
 
 @register("gdpo")
@@ -110,7 +116,7 @@ def gdpo_advantages(
         else:
             a = torch.where(scorable, (pre - vals.mean()) / (vals.std(unbiased=True) + eps), 0.0)
     elif batch_norm == "token":
-        a = row_whiten(pre, (m != 0).sum(dim=1) * scorable)
+        a = row_whiten(pre, token_counts(m) * scorable)
     elif batch_norm == "none":
         a = torch.where(scorable, pre, 0.0)
     else:

@@ -44,6 +44,7 @@ from ._stats import (
     as_mask,
     as_rows,
     broadcast,
+    compact_index,
     first_of_group,
     group_index,
     group_zscore,
@@ -55,34 +56,85 @@ from ._stats import (
 
 
 class _Layout:
-    """Where each step sits in a padded ``[n_traj, max_len]`` grid of its trajectory's steps."""
+    """Where each step sits in a padded ``[n_traj, max_len]`` grid of its trajectory's steps.
 
-    def __init__(self, traj: torch.Tensor, n_traj: int, order_key: torch.Tensor | None) -> None:
-        s, device = traj.numel(), traj.device
+    ``traj`` labels trajectories ``0..n_traj-1``. ``order`` sorts the steps by trajectory; it is
+    ``None`` when they already are (each trajectory one run of rows in batch order, as rollouts
+    are usually laid out), which is found without a sort. ``flat`` is each step's grid cell.
+    """
+
+    def __init__(self, key: torch.Tensor, n_keys: int, order_key: torch.Tensor | None) -> None:
+        s, device = key.numel(), key.device
+        rank = torch.arange(s, device=device)
+        self.order: torch.Tensor | None = None
+        if order_key is None and s:
+            starts = torch.ones(s, dtype=torch.bool, device=device)
+            torch.ne(key[1:], key[:-1], out=starts[1:])
+            first = starts.nonzero().squeeze(1)  # first row of each run
+            if torch.unique(key.index_select(0, first)).numel() == first.numel():  # runs = trajectories
+                self.traj, self.n_traj = starts.cumsum(0) - 1, first.numel()
+                self.col = rank - first.index_select(0, self.traj)
+                self.length = torch.diff(first, append=first.new_tensor([s]))
+                self._grid(self.traj)
+                return
+        self.traj, self.n_traj = compact_index(key, n_keys)
         if order_key is None:  # batch order: one stable sort by trajectory
-            self.order = torch.argsort(traj, stable=True)
+            self.order = torch.argsort(self.traj, stable=True)
         else:
             order = torch.argsort(order_key, stable=True)
-            self.order = order[torch.argsort(traj[order], stable=True)]
-        self.row = traj[self.order]
-        rank = torch.arange(s, device=device)
-        start = torch.full((n_traj,), s, dtype=torch.long, device=device).scatter_reduce(
-            0, self.row, rank, "amin"
+            self.order = order[torch.argsort(self.traj[order], stable=True)]
+        row = self.traj[self.order]
+        start = torch.full((self.n_traj,), s, dtype=torch.long, device=device).scatter_reduce(
+            0, row, rank, "amin"
         )
-        self.col = rank - start[self.row]
-        length = torch.bincount(self.row, minlength=n_traj)
-        self.shape = (n_traj, int(length.max()) if s else 0)
-        self.is_last = torch.empty(s, dtype=torch.bool, device=device)
-        self.is_last[self.order] = self.col == length[self.row] - 1
+        self.col = rank - start[row]
+        self.length = torch.bincount(row, minlength=self.n_traj)
+        self._grid(row)
+
+    def _grid(self, row: torch.Tensor) -> None:
+        self.shape = (self.n_traj, int(self.length.max()) if row.numel() else 0)
+        self.flat = row * self.shape[1] + self.col
+
+    def is_last(self) -> torch.Tensor:
+        """Whether each step (batch order) is the last of its trajectory."""
+        row = self.traj if self.order is None else self.traj[self.order]
+        last = self.col == self.length.index_select(0, row) - 1
+        if self.order is None:
+            return last
+        out = torch.empty_like(last)
+        out[self.order] = last
+        return out
 
 
 def _discounted_returns(step_rewards: torch.Tensor, layout: _Layout, gamma: float) -> torch.Tensor:
     """``R_t = r_t + gamma R_{t+1}`` within each trajectory (Eq. 5), all trajectories scanned together."""
-    grid = torch.zeros(layout.shape, dtype=F64, device=step_rewards.device)
-    grid[layout.row, layout.col] = step_rewards[layout.order].to(F64)
-    returns = torch.empty_like(step_rewards, dtype=F64)
-    returns[layout.order] = reverse_discounted_cumsum(grid, gamma)[layout.row, layout.col]
+    r = step_rewards.to(F64) if layout.order is None else step_rewards[layout.order].to(F64)
+    grid = torch.zeros(layout.shape[0] * layout.shape[1], dtype=F64, device=r.device)
+    grid.scatter_(0, layout.flat, r)
+    scanned = (
+        reverse_discounted_cumsum(grid.view(layout.shape), gamma).reshape(-1).index_select(0, layout.flat)
+    )
+    if layout.order is None:
+        return scanned
+    returns = torch.empty_like(scanned)
+    returns[layout.order] = scanned
     return returns
+
+
+def _anchor_groups(
+    gid: torch.Tensor, sid: torch.Tensor, n_states: int, step_group: torch.Tensor, n_step_groups: int
+) -> tuple[torch.Tensor, int]:
+    """Labels for the anchor-state groups (Eq. 6) with few empty ones, for cheap statistics.
+
+    ``step_group`` (group x state) spans ``G x S`` ids, most of them empty. When no state occurs
+    under two groups (the usual case: states carry their task), the state id alone is the anchor.
+    """
+    if n_step_groups <= 4 * n_states + 1024 or sid.numel() == 0:
+        return step_group, n_step_groups
+    group_of_state = gid.new_empty(n_states).scatter_(0, sid, gid)  # one of its groups per state
+    if bool((group_of_state.index_select(0, sid) == gid).all()):
+        return sid, n_states
+    return compact_index(step_group, n_step_groups)
 
 
 def _n_steps(ids: Any) -> int:
@@ -132,19 +184,18 @@ def gigpo_advantages(
 
     gid, n_groups = group_index(group_ids, n, device=device, name="group_ids")
     tid, n_tid = group_index(traj_ids, n, device=device, name="traj_ids")
-    traj, n_traj = pair_index(gid, tid, n_groups, n_tid)
     order_key = None if step_index is None else as_rows(step_index, n, name="step_index", device=device)
-
-    layout = _Layout(traj, n_traj, order_key)
+    layout = _Layout(gid * n_tid + tid, n_groups * n_tid, order_key)
+    traj, n_traj = layout.traj, layout.n_traj
     if scores is None and token_level_rewards is None:
         if step_rewards is None:
             raise ValueError("pass scores (or token_level_rewards) and/or step_rewards")
         r = as_rows(step_rewards, n, name="step_rewards", device=device)
-        s = torch.zeros(n_traj, dtype=F64, device=device).index_add(0, traj, r)[traj]
+        s = torch.zeros(n_traj, dtype=F64, device=device).index_add(0, traj, r).index_select(0, traj)
     else:
         s = outcome_scores(scores, token_level_rewards, n, device=device)
         if step_rewards is None:  # outcome only: r_t = s on the last step, 0 before
-            r = torch.where(layout.is_last, s, 0.0)
+            r = torch.where(layout.is_last(), s, 0.0)
         else:
             r = as_rows(step_rewards, n, name="step_rewards", device=device)
     returns = _discounted_returns(r, layout, gamma)
@@ -157,15 +208,14 @@ def gigpo_advantages(
 
     sid, n_states = group_index(state_keys, n, device=device, name="state_keys")
     step_group, n_step_groups = pair_index(gid, sid, n_groups, n_states, compact=False)
+    anchor, n_anchors = _anchor_groups(gid, sid, n_states, step_group, n_step_groups)
     step_values = returns
     if action_keys is not None:
         aid, n_actions = group_index(action_keys, n, device=device, name="action_keys")
-        pair, n_pairs = pair_index(step_group, aid, n_step_groups, n_actions)
+        pair, n_pairs = pair_index(anchor, aid, n_anchors, n_actions)
         totals = torch.zeros(n_pairs, dtype=F64, device=device).index_add(0, pair, returns)
         step_values = (totals / torch.bincount(pair, minlength=n_pairs).to(F64))[pair]
-    step_adv = group_zscore(
-        step_values, step_group, n_step_groups, scale=scale, epsilon=epsilon, singleton="zero"
-    )
+    step_adv = group_zscore(step_values, anchor, n_anchors, scale=scale, epsilon=epsilon, singleton="zero")
 
     a = episode_adv + step_advantage_weight * step_adv
     dtype = result_dtype(token_level_rewards, scores if isinstance(scores, torch.Tensor) else None)
