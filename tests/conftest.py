@@ -30,3 +30,14 @@ def pool(docker_client, python_image):
 
     with SandboxPool(SandboxConfig(image=python_image), size=2, backend="docker", client=docker_client) as p:
         yield p
+
+
+# Property tests draw the same examples on every run (CI must not fail at random), and keep no
+# example database between runs.
+try:
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("codegym", derandomize=True, database=None, deadline=None)
+    _hypothesis_settings.load_profile("codegym")
+except ImportError:  # pragma: no cover - hypothesis is a dev dependency
+    pass
