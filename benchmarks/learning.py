@@ -5,7 +5,7 @@
 Per algorithm and seed: a full-weight behaviour-cloning warm start of the tiny base on
 compact-oracle episodes that stops once the oracle success (the mean probability of sampling the
 oracle episode at T=1, `codegym.trainer.sft.oracle_success`) reaches ``--target-success``
-(0.3: the start level), then LoRA RL iterations until the time budget. The
+(0.2: the start level), then LoRA RL iterations until the time budget. The
 target (issue 8): the mean reward rises by at least 0.3 (absolute) from a start level <= 0.5
 within the budget. "start" is the mean reward of iteration 0 (sampled by the warm-started
 policy before any update); "end" is the mean of the last three iterations. Results go to
@@ -92,12 +92,12 @@ def main() -> None:
     p.add_argument("--critic-warmup", type=int, default=2, help="ppo: iterations that train only the critic")
     p.add_argument("--tasks", nargs="+", default=TASKS)
     p.add_argument("--tasks-per-iteration", type=int, default=4)
-    p.add_argument("--group-size", type=int, default=4)
+    p.add_argument("--group-size", type=int, default=8)
     p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--lr", type=float, default=4e-3)
     p.add_argument("--sft-steps", type=int, default=300, help="cap of the warm start")
     p.add_argument("--sft-lr", type=float, default=1e-2)
-    p.add_argument("--target-success", type=float, default=0.3,
+    p.add_argument("--target-success", type=float, default=0.2,
                    help="the warm start stops at this oracle success (sets the start level)")
     p.add_argument("--out", default="runs/learning")
     args = p.parse_args()

@@ -99,7 +99,7 @@ def oracle_episodes(make_env: Callable[[], Any], tokenizer: Any, tasks: Sequence
 def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float = 1e-3, batch_rows: int = 8,
         seed: int = 0, max_grad_norm: float = 1.0, on_step: Callable[[int, float], None] | None = None,
         full: bool = False, target_success: float | None = None, eval_every: int = 1,
-        history: list[dict[str, Any]] | None = None) -> list[float]:
+        history: list[dict[str, Any]] | None = None, target_tolerance: float = 0.02) -> list[float]:
     """Train on the episodes' completion tokens; returns the loss per step.
 
     `models` is a `PolicyCritic` (its `policy` adapter learns) or, with ``full=True``, a plain
@@ -109,8 +109,12 @@ def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float 
     is measured: the mean over episodes of exp(total logprob of the episode's completion tokens)
     at temperature 1, i.e. the probability that sampling reproduces the oracle's whole episode,
     a lower bound of the pass rate at T=1 (no env run needed). Training stops as soon as it
-    reaches the target (`steps` stays the cap). `history` receives ``{"step", "loss",
-    "success"}`` rows (step = optimizer steps done).
+    reaches the target (`steps` stays the cap). Near the end one full-weight step can move the
+    success a lot (0.14 -> 0.29 at lr 1e-2), so a check that overshoots by more than
+    `target_tolerance` bisects the blend of the weights before and after the steps since the last
+    check until the success lies in [target, target + tolerance] (a few forward passes).
+    `history` receives ``{"step", "loss", "success"}`` rows (step = optimizer steps done; plus
+    ``blend`` where the weights were blended).
     """
     import torch
 
@@ -143,6 +147,7 @@ def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float 
     def success() -> float:
         return oracle_success(logprobs, batch, device)
 
+    snapshot: list[Any] = []
     if target_success is not None:
         models.train(False)
         s0 = success()
@@ -150,6 +155,7 @@ def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float 
             history.append({"step": 0, "loss": None, "success": s0})
         if s0 >= target_success:
             return losses
+        snapshot = [p.detach().clone() for p in params]
     models.train(True)
     for step in range(steps):
         pick = rng.sample(rows, min(batch_rows, len(rows)))
@@ -168,15 +174,52 @@ def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float 
         if target_success is not None and ((step + 1) % max(1, eval_every) == 0 or step + 1 == steps):
             models.train(False)
             s1 = success()
+            blend = None
+            if s1 > target_success + target_tolerance:  # overshot: land on the target between the two checks
+                s1, blend = _land(params, snapshot, success, target_success, target_tolerance)
             models.train(True)
+            if s1 < target_success:
+                snapshot = [p.detach().clone() for p in params]
             if history is not None:
-                history.append({"step": step + 1, "loss": losses[-1], "success": s1})
+                history.append({"step": step + 1, "loss": losses[-1], "success": s1,
+                                **({} if blend is None else {"blend": blend})})
         if on_step is not None:
             on_step(step, losses[-1])
         if s1 is not None and s1 >= target_success:
             break
     models.train(False)
     return losses
+
+
+def _land(params: Sequence[Any], before: Sequence[Any], success: Callable[[], float], target: float, tol: float,
+          rounds: int = 8) -> tuple[float, float]:
+    """Bisect the blend a in ``before + a * (now - before)`` (success(before) < target <= success(now)) for
+    a success in [target, target + tol]; leaves the params at the found blend, returns (success, a)."""
+    import torch
+
+    now = [p.detach().clone() for p in params]
+    lo, hi, s_hi = 0.0, 1.0, float("inf")
+
+    def put(a: float) -> None:
+        with torch.no_grad():
+            for p, b, n in zip(params, before, now, strict=True):
+                p.copy_(b + a * (n - b))
+
+    for _ in range(rounds):
+        mid = (lo + hi) / 2
+        put(mid)
+        s = success()
+        if s >= target:
+            hi, s_hi = mid, s
+            if s <= target + tol:
+                break
+        else:
+            lo = mid
+    if s_hi == float("inf"):  # no blend below 1 reached the target: keep the trained params
+        put(1.0)
+        return success(), 1.0
+    put(hi)
+    return s_hi, hi
 
 
 def oracle_success(logprobs: Callable[[Any, Any], Any], batch: Any, device: Any, rows_per_pass: int = 8) -> float:

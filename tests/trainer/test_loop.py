@@ -25,7 +25,8 @@ def tiny_config(name: str, out, **over):
     if name == "tree_grpo":
         rollout.update(trees=1, rounds=1, expand=1)
     data = {"algorithm": {"name": name, "epochs": 2}, "model": {"lora_r": 4, "lora_alpha": 8},
-            "env": {"tasks": ["toy-add-typo"], "max_turns": 2, "kwargs": {"backend": "docker"}},
+            "env": {"tasks": ["toy-add-typo"], "max_turns": 2,
+                    "kwargs": {"backend": "docker", "tools": ["create", "submit"]}},  # a short prompt
             "rollout": rollout, "run": {"iterations": 1, "out_dir": str(out), "progress": False}}
     for k, v in over.items():
         data.setdefault(k, {}).update(v)

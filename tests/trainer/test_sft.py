@@ -1,6 +1,9 @@
-"""Behaviour cloning: compact-oracle episodes through the real env score 1, and SFT lowers their NLL."""
+"""Behaviour cloning: compact-oracle episodes through the real env score 1, SFT lowers their NLL, and
+the warm start stops once the oracle success (probability of sampling the oracle episode) hits a target."""
 
 from __future__ import annotations
+
+import math
 
 import gymnasium as gym
 import pytest
@@ -8,8 +11,9 @@ import pytest
 import codegym  # noqa: F401
 from codegym.tasks.loader import load_tasks
 from codegym.trainer.config import ModelConfig
-from codegym.trainer.models import build_models, load_base
-from codegym.trainer.sft import compact_oracle_calls, oracle_episodes, sft
+from codegym.trainer.data import to_sequences
+from codegym.trainer.models import build_models, load_base, token_logprobs
+from codegym.trainer.sft import compact_oracle_calls, oracle_episodes, oracle_success, sft
 
 pytestmark = pytest.mark.docker
 
@@ -27,3 +31,23 @@ def test_compact_oracle_and_sft():
     base, _ = load_base(ModelConfig(base="tiny"))
     full = sft(base, [ep], steps=4, lr=1e-2, batch_rows=1, full=True)
     assert full[-1] < full[0]
+
+    # oracle success = exp(total completion logprob) of the episode
+    batch = to_sequences([ep], models.tokenizer.pad_token_id)
+    base.eval()
+
+    def lp(ids, attn):
+        return token_logprobs(base(input_ids=ids, attention_mask=attn).logits, ids, 1.0)
+
+    total = float((lp(batch.input_ids, batch.attention_mask) * batch.completion_mask).sum())
+    assert oracle_success(lp, batch, "cpu") == pytest.approx(math.exp(total), rel=1e-4)
+
+    # the warm start stops at the target: checked before the first step and every eval_every steps
+    history: list[dict] = []
+    target = 0.2
+    steps = sft(base, [ep], steps=150, lr=1e-2, batch_rows=1, full=True, target_success=target, eval_every=1,
+                history=history)
+    assert history[0]["step"] == 0 and [h["step"] for h in history] == list(range(len(history)))
+    assert history[-1]["success"] >= target > max(h["success"] for h in history[:-1])
+    assert len(steps) == history[-1]["step"] < 150
+    assert sft(base, [ep], steps=5, lr=1e-2, batch_rows=1, full=True, target_success=target) == []  # already there
