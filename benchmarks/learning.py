@@ -94,7 +94,7 @@ def main() -> None:
     p.add_argument("--tasks-per-iteration", type=int, default=4)
     p.add_argument("--group-size", type=int, default=8)
     p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--lr", type=float, default=4e-3)
+    p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--sft-steps", type=int, default=300, help="cap of the warm start")
     p.add_argument("--sft-lr", type=float, default=1e-2)
     p.add_argument("--target-success", type=float, default=0.2,
