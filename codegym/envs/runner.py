@@ -45,6 +45,11 @@ def run_episode(env, agent, task_id: str | None = None, seed: int | None = None)
     t0 = time.monotonic()
     options = {"task_id": task_id} if task_id is not None else None
     obs, info = env.reset(seed=seed, options=options)
+    if seed is not None and getattr(agent, "seed", None) is not None:
+        # A seeded sampling agent (LLMAgent) draws per turn from its seed: give each episode its
+        # own, derived from the episode's seed, or replicates of a task would be identical.
+        base = agent.__dict__.setdefault("_base_seed", agent.seed)
+        agent.seed = base + 1_000_003 * seed
     if hasattr(agent, "reset"):
         agent.reset(info)
     steps = []

@@ -49,3 +49,17 @@ def test_cli_eval_with_the_tiny_model(tmp_path):
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["episodes"] == 2 and summary["masked"] == 0
+
+
+def test_seeded_llm_agent_samples_each_replicate_differently_and_reproducibly(engine, tok):
+    from codegym.envs import CodingEnv, run_episodes
+
+    def completions():
+        agent = LLMAgent(engine, tok, max_new_tokens=12, temperature=1.0, seed=7)
+        records = run_episodes(lambda: CodingEnv("toy", backend="docker", max_turns=1), agent, ["toy-max-of"],
+                               n_per_task=2, max_workers=1, seed=3)
+        return [r.messages[2]["content"] for r in records]
+
+    first = completions()
+    assert first[0] != first[1]  # replicates are not copies of one sample
+    assert completions() == first  # and a seeded evaluation is reproducible
