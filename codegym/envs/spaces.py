@@ -46,14 +46,10 @@ class UnicodeText(spaces.Space[str]):
         return isinstance(other, UnicodeText) and other.max_length == self.max_length
 
 
-class ChatMessages(spaces.Space[list]):
-    """A list of chat messages: dicts with a `role` in ROLES and a `content` str."""
+class _TextBacked(spaces.Space):
+    """A non-flattenable space that samples text from its `self.text` (seeded from its own rng)."""
 
-    def __init__(self, max_messages: int = 100_000, max_content: int = 10_000_000,
-                 seed: int | np.random.Generator | None = None):
-        super().__init__(shape=None, dtype=None, seed=seed)
-        self.max_messages = max_messages
-        self.text = UnicodeText(max_content)
+    text: UnicodeText
 
     @property
     def is_np_flattenable(self) -> bool:
@@ -63,6 +59,16 @@ class ChatMessages(spaces.Space[list]):
         out = super().seed(seed)
         self.text.seed(int(self.np_random.integers(2**31)))
         return out
+
+
+class ChatMessages(_TextBacked):
+    """A list of chat messages: dicts with a `role` in ROLES and a `content` str."""
+
+    def __init__(self, max_messages: int = 100_000, max_content: int = 10_000_000,
+                 seed: int | np.random.Generator | None = None):
+        super().__init__(shape=None, dtype=None, seed=seed)
+        self.max_messages = max_messages
+        self.text = UnicodeText(max_content)
 
     def sample(self, mask: Any = None, probability: Any = None) -> list[dict[str, str]]:
         n = int(self.np_random.integers(1, 5))
@@ -82,7 +88,7 @@ class ChatMessages(spaces.Space[list]):
         return isinstance(other, ChatMessages) and other.max_messages == self.max_messages
 
 
-class ToolAction(spaces.Space[Any]):
+class ToolAction(_TextBacked):
     """The action: a completion text (str) or an already-structured tool call.
 
     A structured call is a dict `{"name": ..., "arguments": {...}}` or a `ToolCall`.
@@ -91,15 +97,6 @@ class ToolAction(spaces.Space[Any]):
     def __init__(self, max_length: int = 1_000_000, seed: int | np.random.Generator | None = None):
         super().__init__(shape=None, dtype=None, seed=seed)
         self.text = UnicodeText(max_length)
-
-    @property
-    def is_np_flattenable(self) -> bool:
-        return False
-
-    def seed(self, seed: int | None = None) -> list[int]:
-        out = super().seed(seed)
-        self.text.seed(int(self.np_random.integers(2**31)))
-        return out
 
     def sample(self, mask: Any = None, probability: Any = None) -> str:
         return self.text.sample()
