@@ -1,0 +1,59 @@
+"""The grader is not fooled by the agent's diff: each tampering below, made through the tools
+with the guards off (so only the grader stands in the way), scores 0 on a task whose bug is
+not fixed; per-test outcomes, not pytest's exit code, decide."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from codegym.envs import CodingEnv
+
+FORCE_PASS = ("import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+              "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n")
+
+TAMPERING = {
+    "delete-the-tests": "rm -rf tests",
+    "edit-a-visible-test": "sed -i 's/assert .*/assert True/' tests/test_calc.py",
+    "write-the-hidden-test-first": "printf 'def test_add():\\n    pass\\n' > tests/test_task.py",
+    "conftest-hook-at-root": f"cat > conftest.py <<'EOF'\n{FORCE_PASS}EOF",
+    "conftest-hook-in-a-subfolder": f"cat > tests/conftest.py <<'EOF'\n{FORCE_PASS}EOF",
+    "pytest-ini-deselects": "printf '[pytest]\\naddopts = -k \"not test_add\"\\n' > pytest.ini",
+    "setup-cfg-collect-only": "printf '[tool:pytest]\\naddopts = --collect-only\\n' > setup.cfg",
+    "tox-ini-no-junit": "printf '[pytest]\\naddopts = -p no:junitxml\\n' > tox.ini",
+    "pyproject-deselect": ("printf '[tool.pytest.ini_options]\\naddopts = \"--deselect tests/test_task.py::test_add\"\\n'"
+                           " > pyproject.toml"),
+    "os-exit-0-at-import": "printf '\\nimport os\\nos._exit(0)\\n' >> calc.py",
+    "tests-silently-skipped": "printf '\\nimport pytest\\npytest.skip(\"later\", allow_module_level=True)\\n' >> calc.py",
+    "sys-exit-in-sitecustomize": "printf 'import sys\\nsys.exit(0)\\n' > sitecustomize.py",
+}
+
+
+def call(name, **arguments):
+    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = CodingEnv("toy", backend="docker")  # no guards: the grader alone
+    yield e
+    e.close()
+
+
+@pytest.mark.parametrize("name", list(TAMPERING))
+def test_tampering_does_not_pass_the_grader(env, name):
+    env.reset(options={"task_id": "toy-add-typo"})
+    *_, info = env.step(call("bash", command=TAMPERING[name]))
+    assert info["new_messages"][-1]["role"] == "tool"
+    obs, reward, terminated, truncated, info = env.step(call("submit"))
+    assert reward == 0.0 and info["rewards"]["correctness"] == 0.0, (name, info["tests"], info.get("grade_status"))
+    assert info["tests"]["tests/test_task.py::test_add"] != "passed", info["tests"]
+
+
+def test_the_same_grader_passes_a_real_fix(env):
+    env.reset(options={"task_id": "toy-add-typo"})
+    task = env.task
+    env.step(call("bash", command=f"cat > /tmp/fix.diff <<'EOF'\n{task.patch}\nEOF\ngit apply /tmp/fix.diff"))
+    *_, reward, terminated, truncated, info = env.step(call("submit"))
+    assert reward == 1.0 and set(info["tests"].values()) == {"passed"}, info["tests"]
