@@ -27,14 +27,9 @@ ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 @pytest.fixture(scope="module", autouse=True)
-def cluster():
-    """A small local cluster for this module (2 CPUs, 4 sandbox slots), gone after it."""
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, resources={"sandbox": 4}, include_dashboard=False, log_to_driver=False)
-    yield
-    if started:
-        ray.shutdown()
+def cluster(ray_cluster):
+    """Every test of this module runs on one small local cluster (see conftest.py)."""
+    return ray_cluster
 
 
 @pytest.fixture(scope="module")
