@@ -21,6 +21,7 @@ import binascii
 import codecs
 import re
 import shlex
+import threading
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,7 +32,16 @@ import tree_sitter_bash
 from .paths import HOME, UNKNOWN, basename, resolve
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_bash.language())
-_PARSER = tree_sitter.Parser(_LANGUAGE)
+_LOCAL = threading.local()
+
+
+def _parser() -> tree_sitter.Parser:
+    """This thread's parser: a tree-sitter `Parser` must not be shared between threads (envs
+    stepping concurrently in threads each run the guard)."""
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = tree_sitter.Parser(_LANGUAGE)
+    return parser
 
 SEARCH = "\x01"  # prefix of a path produced by a search (find/ls/grep -l), not typed by the agent
 SHELLS = {"bash", "sh", "dash", "zsh", "ksh", "ash", "busybox"}
@@ -46,7 +56,7 @@ MAX_COMMANDS = 400
 
 
 def parse(script: str) -> tree_sitter.Tree:
-    return _PARSER.parse(script.encode("utf-8", "surrogateescape"))
+    return _parser().parse(script.encode("utf-8", "surrogateescape"))
 
 
 @dataclass
@@ -299,7 +309,8 @@ class ShellAnalyzer:
         frame = _Frame(dict(env or {}), cwd, positional or [], src, depth, via)
         frame.env.setdefault("HOME", HOME)
         if plain is None:
-            self._walk(_PARSER.parse(src).root_node, frame)
+            tree = _parser().parse(src)  # keep the Tree alive while its nodes are walked
+            self._walk(tree.root_node, frame)
             return self.out
         # The tree of a plain script is known: commands in order, stdout piped within a pipeline.
         for pipeline in plain:
@@ -761,7 +772,7 @@ class ShellAnalyzer:
         if depth > MAX_DEPTH or not script.strip():
             return
         src = script.encode("utf-8", "surrogateescape")
-        tree = _PARSER.parse(src)
+        tree = _parser().parse(src)
         frame = _Frame(f.env if share_env else dict(f.env), f.cwd, positional or [], src, depth, via)
         self._walk(tree.root_node, frame)
         if share_env:
