@@ -34,7 +34,7 @@ def config(algo: str, seed: int, out: Path, args: argparse.Namespace):
         "env": {"tasks": args.tasks, "max_turns": 2, "kwargs": {"tools": ["create", "submit"]}},
         "rollout": {"tasks_per_iteration": args.tasks_per_iteration, "group_size": args.group_size,
                     "max_new_tokens": args.max_new_tokens, "temperature": 1.0, "stop_at_call": True,
-                    "max_envs": 8},
+                    "max_envs": args.max_envs},
         "algorithm": algorithm,
         "optim": {"lr": args.lr, "critic_lr": 3e-3},
         "run": {"iterations": 10_000, "seed": seed, "out_dir": str(out), "progress": False, "tensorboard": False,
@@ -93,6 +93,7 @@ def main() -> None:
     p.add_argument("--tasks", nargs="+", default=TASKS)
     p.add_argument("--tasks-per-iteration", type=int, default=4)
     p.add_argument("--group-size", type=int, default=8)
+    p.add_argument("--max-envs", type=int, default=32, help="envs stepping at once (one generation batch)")
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--sft-steps", type=int, default=300, help="cap of the warm start")

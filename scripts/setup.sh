@@ -14,6 +14,8 @@ command -v dockerd >/dev/null || need+=(docker.io)
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v git >/dev/null || need+=(git)
+# the local (bubblewrap) backend runs the host's python3: its grader needs pytest there
+/usr/bin/python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   as_root apt-get update -qq

@@ -55,8 +55,21 @@ MAX_DEPTH = 6
 MAX_COMMANDS = 400
 
 
+#: Every non-ASCII byte -> "a". tree-sitter-bash 0.25's external scanner reads out of bounds on
+#: some non-ASCII input (e.g. ``{`` then a 4-byte UTF-8 character: tree-sitter/tree-sitter-bash#337)
+#: and kills the process with SIGSEGV. Bash gives non-ASCII bytes no syntax (every metacharacter
+#: and default IFS byte is ASCII), so an ASCII word byte in their place parses to the same tree
+#: with the same byte offsets; the walker reads every word from the original bytes.
+_ASCII_ONLY = bytes(range(128)) + b"a" * 128
+
+
+def parse_bytes(src: bytes) -> tree_sitter.Tree:
+    """The syntax tree of `src`, parsed from its ASCII-masked copy (offsets index `src`)."""
+    return _parser().parse(src.translate(_ASCII_ONLY) if not src.isascii() else src)
+
+
 def parse(script: str) -> tree_sitter.Tree:
-    return _parser().parse(script.encode("utf-8", "surrogateescape"))
+    return parse_bytes(script.encode("utf-8", "surrogateescape"))
 
 
 @dataclass
@@ -309,7 +322,7 @@ class ShellAnalyzer:
         frame = _Frame(dict(env or {}), cwd, positional or [], src, depth, via)
         frame.env.setdefault("HOME", HOME)
         if plain is None:
-            tree = _parser().parse(src)  # keep the Tree alive while its nodes are walked
+            tree = parse_bytes(src)  # keep the Tree alive while its nodes are walked
             self._walk(tree.root_node, frame)
             return self.out
         # The tree of a plain script is known: commands in order, stdout piped within a pipeline.
@@ -772,7 +785,7 @@ class ShellAnalyzer:
         if depth > MAX_DEPTH or not script.strip():
             return
         src = script.encode("utf-8", "surrogateescape")
-        tree = _parser().parse(src)
+        tree = parse_bytes(src)
         frame = _Frame(f.env if share_env else dict(f.env), f.cwd, positional or [], src, depth, via)
         self._walk(tree.root_node, frame)
         if share_env:

@@ -35,6 +35,7 @@ from codegym.sandbox import Sandbox, SandboxConfig, SandboxError, SandboxPool
 from codegym.tasks.loader import load_tasks
 from codegym.tasks.task import Task
 
+from .grade_cache import SHARED_GRADE_CACHE, GradeCache
 from .grader import SandboxGrader, workspace_bytes
 from .parsing import Parser, get_parser
 from .pools import shared_pool
@@ -89,6 +90,8 @@ class CodingEnv(gym.Env):
         backend: sandbox backend ('docker', 'local', 'auto').
         pool: a `SandboxPool` to share; default a process-wide pool per image and backend.
         max_output_chars: tool output kept in the context per turn (head and tail).
+        grade_cache: True grades each distinct final diff of a task once per process (the shared
+            `codegym.envs.grade_cache.GradeCache`; deterministic tests only), or a `GradeCache`.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -100,7 +103,7 @@ class CodingEnv(gym.Env):
                  pool: SandboxPool | None = None, sandbox_config: SandboxConfig | None = None,
                  bash_timeout: float = 60.0, test_timeout: float = 300.0, grade_timeout: float = 600.0,
                  max_output_chars: int = 10_000, system_prompt: str | None = None,
-                 render_mode: str | None = None):
+                 grade_cache: bool | GradeCache = False, render_mode: str | None = None):
         super().__init__()
         self.tasks: list[Task] = list(load_tasks(tasks) if isinstance(tasks, (str, Path)) else tasks)
         if not self.tasks:
@@ -120,6 +123,7 @@ class CodingEnv(gym.Env):
         self.bash_timeout, self.test_timeout = bash_timeout, test_timeout
         self.grade_timeout, self.max_output_chars = grade_timeout, max_output_chars
         self.system_prompt = system_prompt
+        self.grade_cache = SHARED_GRADE_CACHE if grade_cache is True else (grade_cache or None)
         self.render_mode = render_mode
         self.observation_space = ChatMessages()
         self.action_space = ToolAction()
@@ -298,8 +302,13 @@ class CodingEnv(gym.Env):
                 grader = SandboxGrader(self.pool_for(self.task), self.grade_timeout)
                 diff = grader.agent_diff(self.sandbox, self.task)
                 info["state_key"] = self._safe_state_key()
-                graded = grader.grade(self.task, diff)
-                self.timing["grade_s"] = graded.seconds
+                t_grade = time.monotonic()
+                if self.grade_cache is not None:
+                    graded, info["grade_cached"] = self.grade_cache.get_or_grade(
+                        grader.cache_key(self.task, diff), lambda: grader.grade(self.task, diff))
+                else:
+                    graded = grader.grade(self.task, diff)
+                self.timing["grade_s"] = time.monotonic() - t_grade
                 grade_result = graded.result
                 info["tests"] = dict(graded.outcomes)
                 info["grade_status"] = dict(graded.result.status)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from codegym.sandbox import Sandbox, SandboxPool
+from codegym.sandbox import Sandbox, SandboxError, SandboxPool
 from codegym.tasks.grading import (
     GRADE_DIR,
     GradeResult,
@@ -25,6 +25,8 @@ from codegym.tasks.grading import (
     parse_junit_xml,
 )
 from codegym.tasks.task import Task
+
+from .grade_cache import grade_key
 from codegym.tasks.workspace import workspace_archive
 
 _DIFF_PATH = "/tmp/codegym-agent.diff"
@@ -60,6 +62,12 @@ class SandboxGrader:
             return ""
         return sandbox.read_file(_DIFF_PATH).decode("utf-8", errors="surrogateescape")
 
+    def cache_key(self, task: Task, agent_diff: str) -> str:
+        """What decides the grade, hashed (see `codegym.envs.grade_cache`)."""
+        script = build_grading_script(task, python="python3", timeout_s=self.timeout_s)
+        return grade_key(task.instance_id, task.base_commit, task.test_patch, "\n".join(task.tests_to_run()),
+                         script, agent_diff)
+
     def grade(self, task: Task, agent_diff: str) -> Grade:
         t0 = time.monotonic()
         sandbox = self.pool.acquire(workspace_bytes(task))
@@ -75,6 +83,10 @@ class SandboxGrader:
                 xml = None
             outcomes = parse_junit_xml(xml, task.tests_to_run())
             result = grade(task, outcomes, r.output)
+            if result.status.get("runner") == "missing":
+                raise SandboxError(f"cannot grade {task.instance_id}: python3 in the {type(sandbox).__name__} has no "
+                                   "pytest (the local backend uses the host's python3: install python3-pytest, "
+                                   "or use the Docker backend)")
             return Grade(result, r.output, time.monotonic() - t0, dict(outcomes))
         finally:
             self.pool.release(sandbox)

@@ -70,6 +70,8 @@ class EnvConfig:
     max_turns: int = _f(3, "Turns per episode before grading.")
     reward_weights: dict[str, float] = _f({}, "Weights of the env's reward components for the scalar reward "
                                           "(empty: the env's default, correctness 1.0).")
+    grade_cache: bool = _f(True, "Grade each distinct final diff of a task once per process (rollouts of a "
+                           "group often end identically); turn off for tasks with flaky tests.")
     kwargs: dict[str, Any] = _f({}, "More keyword arguments for gym.make (guards, compaction, backend, ...).")
 
 

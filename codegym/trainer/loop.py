@@ -81,6 +81,7 @@ def default_make_env(cfg: TrainConfig) -> Callable[[], Any]:
 
     kwargs = dict(cfg.env.kwargs)
     kwargs.setdefault("max_turns", cfg.env.max_turns)
+    kwargs.setdefault("grade_cache", cfg.env.grade_cache)
     if cfg.env.reward_weights:
         kwargs.setdefault("reward_weights", dict(cfg.env.reward_weights))
     return lambda: gym.make(cfg.env.id, **kwargs)

@@ -57,3 +57,28 @@ def test_the_same_grader_passes_a_real_fix(env):
     env.step(call("bash", command=f"cat > /tmp/fix.diff <<'EOF'\n{task.patch}\nEOF\ngit apply /tmp/fix.diff"))
     *_, reward, terminated, truncated, info = env.step(call("submit"))
     assert reward == 1.0 and set(info["tests"].values()) == {"passed"}, info["tests"]
+
+
+def test_the_local_backend_grades_a_real_fix():
+    """bubblewrap runs the host's python3: it grades like the image does (setup installs pytest)."""
+    e = CodingEnv("toy", backend="local")
+    try:
+        e.reset(options={"task_id": "toy-add-typo"})
+        e.step(call("bash", command=f"cat > /tmp/fix.diff <<'EOF'\n{e.task.patch}\nEOF\ngit apply /tmp/fix.diff"))
+        *_, reward, _, _, info = e.step(call("submit"))
+        assert reward == 1.0 and set(info["tests"].values()) == {"passed"}, (info["tests"], info.get("grade_status"))
+    finally:
+        e.close()
+
+
+def test_a_sandbox_without_pytest_is_an_infrastructure_error(env, monkeypatch):
+    """Not a 0 reward the agent earned: the episode is masked and the error says what is missing."""
+    import codegym.envs.grader as grader
+
+    real = grader.build_grading_script
+    monkeypatch.setattr(grader, "build_grading_script",
+                        lambda task, **kw: real(task, **{**kw, "python": "/nonexistent/python3"}))
+    env.reset(options={"task_id": "toy-add-typo"})
+    *_, info = env.step(call("submit"))
+    assert info["stop_reason"] == "sandbox_error" and info["train_mask"] is False
+    assert "no pytest" in info["sandbox_error"]
