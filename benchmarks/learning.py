@@ -81,7 +81,7 @@ def run_one(algo: str, seed: int, args: argparse.Namespace) -> dict:
     return result
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--algo", nargs="+", default=["ppo", "gigpo"])
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
@@ -101,7 +101,11 @@ def main() -> None:
     p.add_argument("--target-success", type=float, default=0.2,
                    help="the warm start stops at this oracle success (sets the start level)")
     p.add_argument("--out", default="runs/learning")
-    args = p.parse_args()
+    return p
+
+
+def main() -> None:
+    args = parser().parse_args()
     results = []
     for algo in args.algo:
         for seed in args.seeds:

@@ -62,6 +62,17 @@ class SandboxGrader:
             return ""
         return sandbox.read_file(_DIFF_PATH).decode("utf-8", errors="surrogateescape")
 
+    @staticmethod
+    def _check_runner(sandbox: Sandbox, task: Task) -> None:
+        """No report: the agent's code may have killed pytest (a 0 it earned), or the sandbox has
+        no pytest (the environment's fault: masked). Checked outside the workspace, where the
+        agent's files cannot shadow anything, and only in this rare case (it costs a process)."""
+        r = sandbox.exec("cd / && python3 -I -c 'import pytest'", timeout=60)
+        if r.exit_code != 0:
+            raise SandboxError(f"cannot grade {task.instance_id}: python3 in the {type(sandbox).__name__} cannot "
+                               f"import pytest ({r.output.strip()[-200:]}); the local backend uses the host's "
+                               "python3: install python3-pytest, or use the Docker backend")
+
     def cache_key(self, task: Task, agent_diff: str) -> str:
         """What decides the grade, hashed (see `codegym.envs.grade_cache`)."""
         script = build_grading_script(task, python="python3", timeout_s=self.timeout_s)
@@ -83,10 +94,8 @@ class SandboxGrader:
                 xml = None
             outcomes = parse_junit_xml(xml, task.tests_to_run())
             result = grade(task, outcomes, r.output)
-            if result.status.get("runner") == "missing":
-                raise SandboxError(f"cannot grade {task.instance_id}: python3 in the {type(sandbox).__name__} has no "
-                                   "pytest (the local backend uses the host's python3: install python3-pytest, "
-                                   "or use the Docker backend)")
+            if xml is None:
+                self._check_runner(sandbox, task)
             return Grade(result, r.output, time.monotonic() - t0, dict(outcomes))
         finally:
             self.pool.release(sandbox)

@@ -71,14 +71,39 @@ def test_the_local_backend_grades_a_real_fix():
         e.close()
 
 
+class _NoPytest:
+    """A pooled sandbox whose `python3` runs without site-packages: no pytest, as on a host
+    without python3-pytest."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        inner.exec("mkdir -p /tmp/nopy && printf '#!/bin/sh\\nexec /usr/bin/python3 -S \"$@\"\\n' > /tmp/nopy/python3"
+                   " && chmod +x /tmp/nopy/python3")
+
+    def exec(self, command, **kw):
+        return self.inner.exec(f"export PATH=/tmp/nopy:$PATH; {command}", **kw)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
 def test_a_sandbox_without_pytest_is_an_infrastructure_error(env, monkeypatch):
     """Not a 0 reward the agent earned: the episode is masked and the error says what is missing."""
-    import codegym.envs.grader as grader
-
-    real = grader.build_grading_script
-    monkeypatch.setattr(grader, "build_grading_script",
-                        lambda task, **kw: real(task, **{**kw, "python": "/nonexistent/python3"}))
     env.reset(options={"task_id": "toy-add-typo"})
+    pool = env.pool_for(env.task)
+    real_acquire, real_release = pool.acquire, pool.release
+    monkeypatch.setattr(pool, "acquire", lambda *a, **kw: _NoPytest(real_acquire(*a, **kw)))
+    monkeypatch.setattr(pool, "release", lambda sb: real_release(getattr(sb, "inner", sb)))
+    env.reset(options={"task_id": "toy-add-typo"})
+    assert env.sandbox.exec("python3 -c 'import pytest'").exit_code != 0
     *_, info = env.step(call("submit"))
-    assert info["stop_reason"] == "sandbox_error" and info["train_mask"] is False
-    assert "no pytest" in info["sandbox_error"]
+    assert info["stop_reason"] == "sandbox_error" and info["train_mask"] is False, info.get("grade_status")
+    assert "cannot import pytest" in info["sandbox_error"]
+
+
+def test_an_agent_that_kills_pytest_earns_its_zero(env):
+    """No JUnit report because the agent's code exited: pytest is there, so it is graded 0, not masked."""
+    env.reset(options={"task_id": "toy-add-typo"})
+    env.step(call("bash", command="printf '\\nimport os\\nos._exit(127)\\n' >> calc.py"))
+    *_, reward, _, _, info = env.step(call("submit"))
+    assert reward == 0.0 and info["stop_reason"] == "submitted" and info["train_mask"] is True
