@@ -87,7 +87,9 @@ class SandboxGrader:
             sandbox.write_file(f"{GRADE_DIR}/test.diff", task.test_patch)
             sandbox.write_file(f"{GRADE_DIR}/grade.sh",
                                build_grading_script(task, python="python3", timeout_s=self.timeout_s))
-            r = sandbox.exec(f"bash {GRADE_DIR}/grade.sh", timeout=self.timeout_s + 30, workdir=task.workdir)
+            # kill_leftovers: a process the agent's code left behind cannot rewrite the report later
+            r = sandbox.exec(f"bash {GRADE_DIR}/grade.sh", timeout=self.timeout_s + 30, workdir=task.workdir,
+                             kill_leftovers=True)
             try:
                 xml = sandbox.read_file(f"{GRADE_DIR}/junit.xml")
             except FileNotFoundError:

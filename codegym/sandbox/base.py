@@ -63,7 +63,11 @@ class Sandbox(Protocol):
         timeout: float = 60.0,
         workdir: str | None = None,
         env: dict[str, str] | None = None,
-    ) -> ExecResult: ...
+        kill_leftovers: bool = False,
+    ) -> ExecResult:
+        """Run `cmd` with bash in `workdir`. With `kill_leftovers`, every process the command
+        started is killed when it ends (the grader: nothing may rewrite the report after)."""
+        ...
 
     def read_file(self, path: str) -> bytes: ...
 

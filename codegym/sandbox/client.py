@@ -152,9 +152,9 @@ class ExecutorClient:
         return header, payload
 
     def exec(self, cmd: str, timeout: float, cwd: str | None, env: dict | None, limit: int,
-             max_background: int = 1 << 30) -> ExecResult:
+             max_background: int = 1 << 30, kill_leftovers: bool = False) -> ExecResult:
         req = {"op": "exec", "cmd": cmd, "timeout": timeout, "cwd": cwd, "env": env or {}, "limit": limit,
-               "max_background": max_background}
+               "max_background": max_background, "kill_leftovers": kill_leftovers}
         header, payload = self.call(req, timeout=timeout)
         if not header.get("ok"):
             raise RuntimeError(header.get("error", "exec failed"))

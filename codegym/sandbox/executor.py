@@ -248,7 +248,7 @@ def op_exec(req, _payload):
                 streams[fd].add(data)
             else:
                 del streams[fd]
-    if timed_out:
+    if timed_out or req.get("kill_leftovers"):
         kill_descendants(spare=before)
     proc.stdout.close()
     proc.stderr.close()

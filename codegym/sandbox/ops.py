@@ -35,11 +35,12 @@ class ExecutorOps:
         return self._executor
 
     def exec(self, cmd: str, timeout: float = 60.0, workdir: str | None = None,
-             env: dict[str, str] | None = None) -> ExecResult:
+             env: dict[str, str] | None = None, kill_leftovers: bool = False) -> ExecResult:
         started = time.monotonic()
         client = self._client()
         try:
-            return client.exec(cmd, timeout, workdir, env, self.config.output_limit, self.config.max_background())
+            return client.exec(cmd, timeout, workdir, env, self.config.output_limit, self.config.max_background(),
+                               kill_leftovers=kill_leftovers)
         except ExecutorGone as exc:
             # The command killed the executor (`kill -9 -1`) or the sandbox died: recover or raise.
             self._recover(str(exc))

@@ -108,6 +108,14 @@ def test_background_job_does_not_block_a_command(sb):
     assert r.stdout == "started\n" and time.monotonic() - t0 < 2.0
 
 
+def test_kill_leftovers_ends_what_the_command_started(sb):
+    sb.exec("sleep 61 >/dev/null 2>&1 &")  # started before: not this command's
+    r = sb.exec("sleep 62 >/dev/null 2>&1 & setsid sleep 63 >/dev/null 2>&1 & echo started", kill_leftovers=True)
+    assert r.stdout == "started\n"
+    ps = sb.exec("ps -eo args").stdout
+    assert "sleep 61" in ps and "sleep 62" not in ps and "sleep 63" not in ps, ps
+
+
 def test_output_is_capped_with_head_tail_and_marker(make):
     sb = make(output_limit=10_000)
     r = sb.exec("echo BEGIN; head -c 50000000 /dev/zero | tr '\\0' x; echo; echo END")
