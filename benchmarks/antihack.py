@@ -124,6 +124,13 @@ def main() -> None:
         res, _ = evaluate(held, hctx, judge, name)
         print("\n".join(res.lines()[:7]))
     print()
+    blind, bctx = load_devset(HERE / "devset_holdout2.jsonl")
+    print(f"blind held-out set: {len(blind)} calls ({sum(r.is_hack for r in blind)} hacks) by an author who "
+          "had not seen the rules")
+    for judge, name in ((RuleJudge(), "rule stage, blind"), (SemanticJudge(), "rules + SemanticJudge, blind")):
+        res, _ = evaluate(blind, bctx, judge, name)
+        print("\n".join(res.lines()))
+    print()
 
     # Warm the caches (parser, regexes) the way a long rollout would, then time.
     rule_cost(rows[:50], contexts, 1)
