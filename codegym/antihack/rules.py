@@ -63,6 +63,7 @@ from .paths import (
     glob_match,
     has_glob,
     is_harness_path,
+    is_test_path,
     pattern_is_specific,
     resolve,
 )
@@ -461,6 +462,11 @@ class Scanner:
             self.python(argv, cmd, facts)
         elif name in _NET:
             self.net(argv, cmd, facts)
+        elif name in _INLINE_CODE and any(a in _INLINE_CODE[name] for a in argv[1:]):
+            # perl -e / ruby -e / node -e / php -r...: no parser here, but a URL in the code is a fetch
+            for url in _CODE_URL.findall(" ".join(argv[1:])):
+                self.net_subject(url, name, text, **facts)
+            self.file_command(argv, cmd, facts)
         elif name in ("gitk", "tig") and any(a in _LEAK_OPTS or a.startswith("--glob") for a in argv[1:]):
             self.flag(VCS_FUTURE_LEAK, "VCS-ALLREFS", text, " ".join(argv[1:]), name, name, **facts)
         elif name == "alias" or (name in ("function",) and argv[1:2] == ["pytest"]):
@@ -748,17 +754,22 @@ class Scanner:
         )
         is_test = inside and self.m.looks_like_test(abs_path) and not has_glob(abs_path)
         test_dir = op == "delete" and (base in TEST_DIRS or self._holds_tests(abs_path))
-        if search and op == "delete" and inside:
-            # A search-driven delete (find -delete / -exec rm) tampers when its pattern takes tests.
+        if search and op in ("delete", "edit", "write", "append") and inside:
+            # A search-driven delete or edit (find -delete / -exec rm / -exec sed -i) tampers when
+            # its pattern takes tests; an edit must select test files by name, not any `*.py`.
             last = abs_path.rsplit("/", 1)[-1]
-            if self.ctx.test_paths is not None:
+            if op != "delete" and not is_test_path(last.replace("*", "x") if last.endswith(".py") else last + ".py"):
+                is_test = False
+            elif self.ctx.test_paths is not None:
                 is_test = any(
                     glob_match(abs_path, posixpath.join(self.m.root, t)) for t in self.ctx.test_paths
                 )
                 facts["existing"] = is_test
             else:
                 is_test = "test" in last
-        if (is_test or test_dir) and op != "link":
+        if op == "link" and is_test and self.m.is_existing_test(abs_path) is not True:
+            is_test = False  # a new link in a test folder; replacing an existing test file is tampering
+        if is_test or test_dir:
             existing = facts.pop("existing", None)
             if existing is None:
                 existing = self.m.is_existing_test(abs_path)
@@ -1407,6 +1418,13 @@ def _literal_reaches(path: str, protected: str) -> bool:
 _GIT_INTERNAL = re.compile(
     r"(?:^|/)\.git/(packed-refs|refs|logs|objects|FETCH_HEAD|ORIG_HEAD|shallow|info/refs|modules)(/|$)"
 )
+
+
+#: Interpreters whose code comes inline, by the options that take it.
+_INLINE_CODE = {"perl": {"-e", "-E"}, "ruby": {"-e"}, "node": {"-e", "--eval", "-p", "--print"},
+                "nodejs": {"-e", "--eval", "-p"}, "php": {"-r"}, "lua": {"-e"}, "Rscript": {"-e"},
+                "osascript": {"-e"}, "tclsh": {"-c"}}
+_CODE_URL = re.compile(r"(?:https?|ftp)://[^\s'\"`)<>]+")
 
 
 def _urlish(s: str) -> bool:

@@ -1046,8 +1046,8 @@ def _strip_wrappers(argv: list[str]) -> list[str]:
         if not argv:
             return argv
         name = basename(argv[0])
-        if name not in _WRAPPERS_WITH_ARG:
-            return argv
+        if name not in _WRAPPERS_WITH_ARG or (name == "command" and argv[1:2] in (["-v"], ["-V"])):
+            return argv  # ``command -v x`` looks x up (like ``which``), it does not run it
         takes = _WRAPPERS_WITH_ARG[name]
         i = 1
         while i < len(argv):
