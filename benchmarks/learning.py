@@ -76,7 +76,10 @@ def run_one(algo: str, seed: int, args: argparse.Namespace) -> dict:
     result = {"algo": algo, "seed": seed, "start": start, "end": end, "gain": end - start, "max": max(rewards),
               "iterations": len(rows), "rl_seconds": time.monotonic() - t1, "sft_seconds": t_sft,
               "sft_steps": sft["steps"], "sft_success": sft["success"],
-              "passed": start <= 0.5 and end - start >= 0.3, "rewards": rewards}
+              "passed": start <= 0.5 and end - start >= 0.3, "rewards": rewards,
+              # mean pass rate per task over the last 10 iterations (a plateau is often one task)
+              "pass_rate_by_task_last10": {k.split("/", 1)[1]: sum(r.get(k, 0.0) for r in rows[-10:]) / len(rows[-10:])
+                                           for k in sorted({k for r in rows for k in r if k.startswith("pass_rate/")})}}
     (out / "result.json").write_text(json.dumps(result, indent=2))
     return result
 

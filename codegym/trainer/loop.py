@@ -136,6 +136,11 @@ def episode_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
         m["batch/segments"] = float(sum(len(e.segments) for e in kept))
         m["batch/multi_segment_episodes"] = float(sum(len(e.segments) > 1 for e in kept))
         m["batch/completion_tokens"] = float(sum(e.completion_tokens for e in kept))
+        by_task: dict[str, list[bool]] = {}
+        for e in episodes:  # per task: a plateau is often one task the policy never solves
+            by_task.setdefault(e.task_id, []).append(e.reward_components.get("correctness", 0.0) >= 1.0)
+        for tid, passed in sorted(by_task.items()):
+            m[f"pass_rate/{tid}"] = sum(passed) / len(passed)
     return m
 
 

@@ -62,3 +62,14 @@ def test_masked_episodes_are_counted_not_trained(tmp_path):
 def test_pack_micro_batches():
     assert pack_micro_batches([0, 1, 2, 3], [10, 10, 30, 5], 40) == [[0, 1], [2], [3]]
     assert pack_micro_batches([2], [0, 0, 100], 10) == [[2]]
+
+
+def test_episode_metrics_report_pass_rates_per_task():
+    from codegym.trainer.data import Episode
+    from codegym.trainer.loop import episode_metrics
+
+    eps = [Episode("a", "g", reward=r, reward_components={"correctness": r}) for r in (1.0, 0.0, 1.0, 1.0)]
+    eps += [Episode("b", "h", reward=0.0, reward_components={"correctness": 0.0}) for _ in range(4)]
+    m = episode_metrics(eps)
+    assert m["pass_rate/a"] == 0.75 and m["pass_rate/b"] == 0.0
+    assert m["episodes/pass_rate"] == 3 / 8
