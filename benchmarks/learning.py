@@ -84,6 +84,35 @@ def run_one(algo: str, seed: int, args: argparse.Namespace) -> dict:
     return result
 
 
+def plot_summary(results: list[dict], path: Path) -> None:
+    """One panel per algorithm: every seed's reward per iteration (thin) and its 10-iteration
+    rolling mean (thick), with the start level and the +0.3 target line of the first seed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    algos = sorted({r["algo"] for r in results}, key=lambda a: ["ppo", "gigpo"].index(a) if a in ("ppo", "gigpo") else 9)
+    fig, axes = plt.subplots(1, len(algos), figsize=(6 * len(algos), 4), squeeze=False, sharey=True)
+    for ax, algo in zip(axes[0], algos):
+        for k, r in enumerate(x for x in results if x["algo"] == algo):
+            rw, color = r["rewards"], f"C{k}"
+            roll = [sum(rw[max(0, i - 9): i + 1]) / len(rw[max(0, i - 9): i + 1]) for i in range(len(rw))]
+            label = (f"seed {r['seed']}: {r['start']:.2f} -> {r['end']:.2f} ({r['gain']:+.2f}, "
+                     f"{r['rl_seconds'] / 60:.0f} min) {'PASS' if r['passed'] else 'MISS'}")
+            ax.plot(rw, color=color, alpha=0.25, lw=0.8)
+            ax.plot(roll, color=color, lw=2, label=label)
+            ax.axhline(r["start"] + 0.3, color=color, ls=":", lw=1)
+        ax.set_title(f"{algo}: reward per iteration (dotted: start + 0.3)")
+        ax.set_xlabel("iteration")
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=8, loc="upper left")
+    axes[0][0].set_ylabel("mean reward (32 episodes)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--algo", nargs="+", default=["ppo", "gigpo"])
@@ -119,6 +148,7 @@ def main() -> None:
                   f"{'PASS' if r['passed'] else 'MISS'}", flush=True)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "summary.json").write_text(json.dumps(results, indent=2))
+    plot_summary(results, Path(args.out) / "summary.png")
     for r in results:
         print(f"{r['algo']:6s} seed {r['seed']}: {r['start']:.3f} -> {r['end']:.3f} ({r['gain']:+.3f}) "
               f"{'PASS' if r['passed'] else 'MISS'}")
