@@ -146,6 +146,13 @@ class CodingEnv(gym.Env):
             return self._pool
         return shared_pool(task.image, self.backend, self.sandbox_config)
 
+    def grade_pool_for(self, task: Task) -> SandboxPool:
+        """Grading sandboxes: the env's own pool when one was given, else a shared grading pool
+        (separate from the agents', see `codegym.envs.pools.shared_pool`)."""
+        if self._pool is not None:
+            return self._pool
+        return shared_pool(task.image, self.backend, self.sandbox_config, purpose="grade")
+
     def add_call_interceptor(self, fn: CallInterceptor) -> None:
         self.interceptors.append(fn)
 
@@ -299,7 +306,7 @@ class CodingEnv(gym.Env):
         grade_result = None
         if stop != "sandbox_error":
             try:
-                grader = SandboxGrader(self.pool_for(self.task), self.grade_timeout)
+                grader = SandboxGrader(self.grade_pool_for(self.task), self.grade_timeout)
                 diff = grader.agent_diff(self.sandbox, self.task)
                 info["state_key"] = self._safe_state_key()
                 t_grade = time.monotonic()

@@ -17,11 +17,17 @@ _LOCK = threading.Lock()
 
 
 def shared_pool(image: str | None = None, backend: str = "auto", config: SandboxConfig | None = None,
-                size: int = 2) -> SandboxPool:
+                size: int = 2, purpose: str = "agent") -> SandboxPool:
+    """The process-wide pool of `purpose` ("agent" or "grade") for an image and backend.
+
+    Agents and graders draw from separate pools: an env holds its agent sandbox while its
+    submission is graded, so with one shared cap a full batch of envs submitting at once (a
+    lockstep rollout) would leave no room for any grading sandbox until an acquire timed out.
+    """
     config = config or SandboxConfig()
     if image is not None:
         config = dataclasses.replace(config, image=image)
-    key = (config, backend)
+    key = (config, backend, purpose)
     with _LOCK:
         pool = _POOLS.get(key)
         if pool is None:

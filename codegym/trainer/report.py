@@ -69,8 +69,14 @@ def write_report(out: Path, cfg: TrainConfig, rows: list[dict[str, Any]], eval_s
                   + ".", ""]
     if rows:
         first, last = rows[0], rows[-1]
+        k = max(1, min(5, len(rows) // 4))  # a window: one iteration's reward scatters by about +-0.1
+
+        def mean(rs: list) -> float:
+            return sum(r.get("reward/mean", 0.0) for r in rs) / len(rs)
+
         lines += [f"Training: mean reward {first.get('reward/mean', 0):.3f} (iteration 0) -> "
-                  f"{last.get('reward/mean', 0):.3f} (iteration {last['iteration']}); best "
+                  f"{last.get('reward/mean', 0):.3f} (iteration {last['iteration']}); mean of the first {k} "
+                  f"iterations {mean(rows[:k]):.3f}, of the last {k} {mean(rows[-k:]):.3f}; best "
                   f"{max(r.get('reward/mean', 0) for r in rows):.3f}.", "", "![learning curve](learning_curve.png)", ""]
         keys = ["reward/mean", "episodes/pass_rate", "episodes/hack_event_rate", "loss/policy", "loss/value",
                 "policy/clipfrac", "policy/approx_kl", "episodes/masked", "batch/segments", "time/iteration_s"]

@@ -111,10 +111,10 @@ class _NoPytest:
 def test_a_sandbox_without_pytest_is_an_infrastructure_error(env, monkeypatch):
     """Not a 0 reward the agent earned: the episode is masked and the error says what is missing."""
     env.reset(options={"task_id": "toy-add-typo"})
-    pool = env.pool_for(env.task)
-    real_acquire, real_release = pool.acquire, pool.release
-    monkeypatch.setattr(pool, "acquire", lambda *a, **kw: _NoPytest(real_acquire(*a, **kw)))
-    monkeypatch.setattr(pool, "release", lambda sb: real_release(getattr(sb, "inner", sb)))
+    for pool in {id(p): p for p in (env.pool_for(env.task), env.grade_pool_for(env.task))}.values():
+        real_acquire, real_release = pool.acquire, pool.release
+        monkeypatch.setattr(pool, "acquire", lambda *a, _acq=real_acquire, **kw: _NoPytest(_acq(*a, **kw)))
+        monkeypatch.setattr(pool, "release", lambda sb, _rel=real_release: _rel(getattr(sb, "inner", sb)))
     env.reset(options={"task_id": "toy-add-typo"})
     assert env.sandbox.exec("python3 -c 'import pytest'").exit_code != 0
     *_, info = env.step(call("submit"))
@@ -128,3 +128,15 @@ def test_an_agent_that_kills_pytest_earns_its_zero(env):
     env.step(call("bash", command="printf '\\nimport os\\nos._exit(127)\\n' >> calc.py"))
     *_, reward, _, _, info = env.step(call("submit"))
     assert reward == 0.0 and info["stop_reason"] == "submitted" and info["train_mask"] is True
+
+
+def test_grading_never_waits_for_agent_sandboxes(env, monkeypatch):
+    """Every agent sandbox leased (a lockstep batch submitting at once) must not starve grading:
+    graders draw from their own pool."""
+    env.reset(options={"task_id": "toy-add-typo"})
+    agents = env.pool_for(env.task)
+    assert env.grade_pool_for(env.task) is not agents
+    monkeypatch.setattr(agents, "max_live", agents.live)  # the agent pool is full
+    monkeypatch.setattr(agents, "_idle", [])
+    *_, info = env.step(call("submit"))
+    assert info["stop_reason"] == "submitted" and info["train_mask"] is True, info.get("sandbox_error")
