@@ -75,7 +75,7 @@ class SandboxGrader:
 
     def cache_key(self, task: Task, agent_diff: str) -> str:
         """What decides the grade, hashed (see `codegym.envs.grade_cache`)."""
-        script = build_grading_script(task, python="python3", timeout_s=self.timeout_s)
+        script = build_grading_script(task, python="python3", timeout_s=self.timeout_s, kill_strays=True)
         return grade_key(task.instance_id, task.base_commit, task.test_patch, "\n".join(task.tests_to_run()),
                          script, agent_diff)
 
@@ -86,7 +86,7 @@ class SandboxGrader:
             sandbox.write_file(f"{GRADE_DIR}/agent.diff", agent_diff.encode("utf-8", errors="surrogateescape"))
             sandbox.write_file(f"{GRADE_DIR}/test.diff", task.test_patch)
             sandbox.write_file(f"{GRADE_DIR}/grade.sh",
-                               build_grading_script(task, python="python3", timeout_s=self.timeout_s))
+                               build_grading_script(task, python="python3", timeout_s=self.timeout_s, kill_strays=True))
             # kill_leftovers: a process the agent's code left behind cannot rewrite the report later
             r = sandbox.exec(f"bash {GRADE_DIR}/grade.sh", timeout=self.timeout_s + 30, workdir=task.workdir,
                              kill_leftovers=True)

@@ -89,10 +89,18 @@ def _ancestors():
 
 def _kill_strays():
     """Kill every process of this user but this one and its ancestors: a process the graded code
-    started (a fork, a detached child) must not outlive the tests to rewrite the report."""
+    started (a fork, a detached child) must not outlive the tests to rewrite the report. Only in
+    a grading sandbox (CODEGYM_KILL_STRAYS=1) and never as root: on a host it would kill the
+    user's own programs."""
     import signal
+    if os.environ.get("CODEGYM_KILL_STRAYS") != "1" or os.getuid() == 0:
+        return
     spare, uid = _ancestors(), os.getuid()
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return
+    for name in names:
         if name.isdigit() and int(name) not in spare:
             try:
                 if os.stat("/proc/" + name).st_uid == uid:
@@ -137,8 +145,12 @@ def build_grading_script(
     workdir: str | None = None,
     python: str = "python",
     timeout_s: float | None = None,
+    kill_strays: bool = False,
 ) -> str:
     """The bash script that grades `task` in a pristine workspace (see the module docstring).
+
+    `kill_strays` (only for a disposable sandbox whose user runs nothing else: the env's grader)
+    kills every other process of the user before the report is written.
 
     The caller puts the agent's diff at `agent_patch` (empty or absent = no change) and
     `task.test_patch` at `test_patch`, runs the script, then reads `junit_xml`. The script
@@ -201,7 +213,7 @@ cat > "$GRADE_DIR/node_ids.txt" {_heredoc(chr(10).join(task.tests_to_run()), "CO
 files=()
 for f in {files}; do [ -e "$f" ] && files+=("$f"); done
 if [ "${{#files[@]}}" -eq 0 ]; then say tests none; exit 0; fi
-CODEGYM_GRADE_DIR="$GRADE_DIR" CODEGYM_NODE_IDS="$GRADE_DIR/node_ids.txt" \\
+CODEGYM_GRADE_DIR="$GRADE_DIR" CODEGYM_NODE_IDS="$GRADE_DIR/node_ids.txt" CODEGYM_KILL_STRAYS={int(kill_strays)} \\
   {limit}{q(python)} -I -B --check-hash-based-pycs always -c {q(_RUNNER)} \\
   -p {PLUGIN_NAME} -p no:cacheprovider -o addopts="" -o junit_family=xunit1 \\
   --rootdir=. --continue-on-collection-errors --junitxml="$JUNIT" -q -- "${{files[@]}}"

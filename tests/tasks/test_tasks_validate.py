@@ -41,3 +41,19 @@ def test_leaks_and_test_edits_in_the_reference_are_reported(calc_repo):
 def test_unbuildable_workspace_is_reported_not_raised(calc_repo):
     results = validate_tasks([calc_repo.task.replace(repo="/does/not/exist")], jobs=1)
     assert not results[0].ok and "workspace" in results[0].problems[0]
+
+
+def test_grading_on_the_host_leaves_the_users_processes_alone(calc_repo):
+    """The grading plugin kills stray processes only in a grading sandbox: validating on a host
+    must not touch the user's own programs (it once killed dockerd and the user's shell)."""
+    import subprocess
+    import sys
+
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        result = validate_task_locally(calc_repo.task)
+        assert result.ok, result.problems
+        assert bystander.poll() is None, "a process of the user was killed by host-side grading"
+    finally:
+        bystander.kill()
+        bystander.wait()
