@@ -17,7 +17,8 @@ def test_main_job_writes_a_report_from_real_runs(tmp_path):
     cfg = load_config("examples/main_job.yaml")
     cfg.run.out_dir = str(tmp_path / "main")
     cfg.run.iterations, cfg.run.progress, cfg.run.tensorboard = 2, False, False
-    cfg.rollout.group_size, cfg.env.tasks = 2, ["toy-add-typo", "toy-max-of"]
+    cfg.rollout.group_size, cfg.rollout.tasks_per_iteration = 2, 2
+    cfg.env.tasks = ["toy-add-typo", "toy-max-of"]
     cfg.sft.steps, cfg.sft.target_success = 3, None
     report = run_main_job(cfg, eval_episodes_per_task=1)
     out = tmp_path / "main"
