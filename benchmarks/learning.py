@@ -86,7 +86,7 @@ def run_one(algo: str, seed: int, args: argparse.Namespace) -> dict:
 
 def plot_summary(results: list[dict], path: Path) -> None:
     """One panel per algorithm: every seed's reward per iteration (thin) and its 10-iteration
-    rolling mean (thick), with the start level and the +0.3 target line of the first seed."""
+    rolling mean (thick), and each seed's target line (its start + 0.3, dotted)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -94,7 +94,7 @@ def plot_summary(results: list[dict], path: Path) -> None:
 
     algos = sorted({r["algo"] for r in results}, key=lambda a: ["ppo", "gigpo"].index(a) if a in ("ppo", "gigpo") else 9)
     fig, axes = plt.subplots(1, len(algos), figsize=(6 * len(algos), 4), squeeze=False, sharey=True)
-    for ax, algo in zip(axes[0], algos):
+    for ax, algo in zip(axes[0], algos, strict=True):
         for k, r in enumerate(x for x in results if x["algo"] == algo):
             rw, color = r["rewards"], f"C{k}"
             roll = [sum(rw[max(0, i - 9): i + 1]) / len(rw[max(0, i - 9): i + 1]) for i in range(len(rw))]

@@ -25,9 +25,9 @@ from codegym.tasks.grading import (
     parse_junit_xml,
 )
 from codegym.tasks.task import Task
+from codegym.tasks.workspace import workspace_archive
 
 from .grade_cache import grade_key
-from codegym.tasks.workspace import workspace_archive
 
 _DIFF_PATH = "/tmp/codegym-agent.diff"
 _WORKSPACES: dict[str, bytes] = {}
@@ -73,11 +73,14 @@ class SandboxGrader:
                                f"import pytest ({r.output.strip()[-200:]}); the local backend uses the host's "
                                "python3: install python3-pytest, or use the Docker backend")
 
+    def script(self, task: Task) -> str:
+        """The grading script this grader runs for `task` (a disposable sandbox: strays are killed)."""
+        return build_grading_script(task, python="python3", timeout_s=self.timeout_s, kill_strays=True)
+
     def cache_key(self, task: Task, agent_diff: str) -> str:
         """What decides the grade, hashed (see `codegym.envs.grade_cache`)."""
-        script = build_grading_script(task, python="python3", timeout_s=self.timeout_s, kill_strays=True)
         return grade_key(task.instance_id, task.base_commit, task.test_patch, "\n".join(task.tests_to_run()),
-                         script, agent_diff)
+                         self.script(task), agent_diff)
 
     def grade(self, task: Task, agent_diff: str) -> Grade:
         t0 = time.monotonic()
@@ -85,8 +88,7 @@ class SandboxGrader:
         try:
             sandbox.write_file(f"{GRADE_DIR}/agent.diff", agent_diff.encode("utf-8", errors="surrogateescape"))
             sandbox.write_file(f"{GRADE_DIR}/test.diff", task.test_patch)
-            sandbox.write_file(f"{GRADE_DIR}/grade.sh",
-                               build_grading_script(task, python="python3", timeout_s=self.timeout_s, kill_strays=True))
+            sandbox.write_file(f"{GRADE_DIR}/grade.sh", self.script(task))
             # kill_leftovers: a process the agent's code left behind cannot rewrite the report later
             r = sandbox.exec(f"bash {GRADE_DIR}/grade.sh", timeout=self.timeout_s + 30, workdir=task.workdir,
                              kill_leftovers=True)

@@ -178,8 +178,6 @@ g() {{ git -c safe.directory='*' -c core.hooksPath=/dev/null -c core.fsmonitor=f
 say() {{ echo "{STATUS_PREFIX} $*"; }}
 cd -- {q(workdir or task.workdir)} || {{ say workdir missing; exit 2; }}
 mkdir -p -- "$GRADE_DIR" && rm -f -- "$JUNIT"
-# 0. The runner itself (an image without pytest is the environment's fault, not the agent's).
-{q(python)} -c 'import pytest' >/dev/null 2>&1 || {{ say runner missing; exit 4; }}
 
 # 1. The agent's changes.
 if [ -s "$AGENT_PATCH" ]; then

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 
-
 def _validate(source: str, cache, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "codegym.tasks", "validate", source, "--jobs", "2", *extra],
