@@ -28,7 +28,11 @@ class ExecResult:
     """What one command did.
 
     `truncated` is true when stdout or stderr exceeded the output limit; the kept text then
-    holds the head and the tail with a marker saying how many bytes were elided.
+    holds the head and the tail with a marker stating the stream's true size and how many
+    bytes were elided (`codegym.sandbox.output`). `stdout_bytes` and `stderr_bytes` are the
+    true sizes of what the command wrote (default: the sizes of `stdout` and `stderr`).
+    `oom_killed` is true when the kernel killed a process of the sandbox for lack of memory
+    while the command ran; the output then says so.
     """
 
     exit_code: int
@@ -37,6 +41,19 @@ class ExecResult:
     timed_out: bool = False
     duration_s: float = 0.0
     truncated: bool = False
+    stdout_bytes: int | None = None
+    stderr_bytes: int | None = None
+    oom_killed: bool = False
+
+    def __post_init__(self) -> None:
+        for name, text in (("stdout_bytes", self.stdout), ("stderr_bytes", self.stderr)):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, len(text.encode("utf-8", "replace")))
+
+    @property
+    def output_bytes(self) -> int:
+        """The true size of stdout and stderr together."""
+        return self.stdout_bytes + self.stderr_bytes
 
     @property
     def ok(self) -> bool:
@@ -64,9 +81,15 @@ class Sandbox(Protocol):
         workdir: str | None = None,
         env: dict[str, str] | None = None,
         kill_leftovers: bool = False,
+        *,
+        user: str | None = None,
+        stdin: bytes = b"",
+        output_limit: int | None = None,
     ) -> ExecResult:
         """Run `cmd` with bash in `workdir`. With `kill_leftovers`, every process the command
-        started is killed when it ends (the grader: nothing may rewrite the report after)."""
+        started is killed when it ends. `user` = `config.grader_user` runs it as the grader user
+        (Docker; graded code), `stdin` is fed to the command, `output_limit` overrides the bytes
+        kept per stream."""
         ...
 
     def read_file(self, path: str) -> bytes: ...

@@ -21,6 +21,10 @@ from .base import ExecResult
 
 EXECUTOR_SOURCE = (Path(__file__).with_name("executor.py")).read_text()
 _GRACE_S = 15.0  # how long past a command's own timeout the executor may take to answer
+# A reader waits in slices this long: a stream closed by another thread (a sandbox closed on
+# SIGTERM while a pool worker waits for its reset) must not keep the reader until its deadline,
+# and a closed descriptor's number may already belong to another socket.
+_POLL_S = 0.5
 
 
 class ExecutorGone(RuntimeError):
@@ -37,6 +41,7 @@ class DockerAttachStream:
     def __init__(self, sock):
         self.sock = getattr(sock, "_sock", sock)
         self.sock.setblocking(True)
+        self.closed = False
         self._frames = bytearray()
         self._stdout = bytearray()
         self.stderr = bytearray()
@@ -55,12 +60,7 @@ class DockerAttachStream:
         return out
 
     def _pump(self, deadline: float) -> None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise ExecutorGone("the executor did not answer in time")
-        ready, _, _ = select.select([self.sock], [], [], remaining)
-        if not ready:
-            raise ExecutorGone("the executor did not answer in time")
+        _wait_readable(self, self.sock, deadline)
         try:
             chunk = self.sock.recv(1 << 20)
         except OSError as exc:
@@ -78,6 +78,7 @@ class DockerAttachStream:
             del self._frames[: 8 + size]
 
     def close(self) -> None:
+        self.closed = True
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -90,6 +91,7 @@ class PipeStream:
 
     def __init__(self, proc):
         self.proc = proc
+        self.closed = False
         self._buf = bytearray()
         self.stderr = bytearray()
 
@@ -101,15 +103,15 @@ class PipeStream:
             raise ExecutorGone(f"cannot write to the executor: {exc}") from exc
 
     def read(self, n: int, deadline: float) -> bytes:
+        if self.closed:
+            raise ExecutorGone("the executor's stream was closed")
         fd = self.proc.stdout.fileno()
         while len(self._buf) < n:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ExecutorGone("the executor did not answer in time")
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                raise ExecutorGone("the executor did not answer in time")
-            chunk = os.read(fd, 1 << 20)
+            _wait_readable(self, fd, deadline)
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except OSError as exc:
+                raise ExecutorGone(f"connection to the executor broke: {exc}") from exc
             if not chunk:
                 raise ExecutorGone("the executor's stream closed")
             self._buf += chunk
@@ -118,11 +120,28 @@ class PipeStream:
         return out
 
     def close(self) -> None:
+        self.closed = True
         for f in (self.proc.stdin, self.proc.stdout):
             try:
                 f.close()
             except OSError:
                 pass
+
+
+def _wait_readable(stream, fd, deadline: float) -> None:
+    """Until `fd` has data, or `ExecutorGone` at the deadline or once `stream` is closed."""
+    while True:
+        if stream.closed:
+            raise ExecutorGone("the executor's stream was closed")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ExecutorGone("the executor did not answer in time")
+        try:
+            ready, _, _ = select.select([fd], [], [], min(remaining, _POLL_S))
+        except (OSError, ValueError) as exc:  # closed meanwhile
+            raise ExecutorGone(f"connection to the executor broke: {exc}") from exc
+        if ready and not stream.closed:
+            return
 
 
 class ExecutorClient:
@@ -152,10 +171,10 @@ class ExecutorClient:
         return header, payload
 
     def exec(self, cmd: str, timeout: float, cwd: str | None, env: dict | None, limit: int,
-             max_background: int = 1 << 30, kill_leftovers: bool = False) -> ExecResult:
+             max_background: int = 1 << 30, kill_leftovers: bool = False, stdin: bytes = b"") -> ExecResult:
         req = {"op": "exec", "cmd": cmd, "timeout": timeout, "cwd": cwd, "env": env or {}, "limit": limit,
                "max_background": max_background, "kill_leftovers": kill_leftovers}
-        header, payload = self.call(req, timeout=timeout)
+        header, payload = self.call(req, stdin, timeout=timeout)
         if not header.get("ok"):
             raise RuntimeError(header.get("error", "exec failed"))
         n_out = header["n_out"]
@@ -166,6 +185,9 @@ class ExecutorClient:
             timed_out=header["timed_out"],
             duration_s=header["duration_s"],
             truncated=header["truncated"],
+            stdout_bytes=header.get("stdout_bytes"),  # absent: the command never started
+            stderr_bytes=header.get("stderr_bytes"),
+            oom_killed=bool(header.get("oom_killed")),
         )
 
     def close(self) -> None:

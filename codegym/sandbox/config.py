@@ -21,13 +21,19 @@ class SandboxConfig:
         network: False gives `network_mode=none`.
         output_limit: bytes of stdout and of stderr kept per command (head + tail).
         ttl_s: an unattached container removes itself after this many idle seconds.
-        scratch_dirs: directories emptied when a pooled sandbox is reset.
+        scratch_dirs: directories emptied when a pooled sandbox is reset (the workdir and home
+            are restored from a snapshot instead). With the read-only root filesystem these
+            and the workdir and home are every place a sandbox user can write
+            (`writable_dirs`); a test checks that nothing else is writable.
         env: extra environment variables for every command.
         tmpfs_workdir: mount the workdir and /tmp as tmpfs (owned by uid 1000): file
             operations, resets and workspace restores are several times faster than on the
             image's overlay filesystem. Turn off for images that ship the repo in the workdir
             (SWE-bench's `/testbed`). Counted against the memory limit.
         tmpfs_size: size cap of each tmpfs mount.
+        grader_user: the user graded code runs as (Docker): another uid than the executor
+            that prepares the grading tree and holds its inputs, so the graded code can read
+            neither. The bubblewrap backend maps a single uid and runs it as `user`.
     """
 
     image: str | None = None
@@ -39,11 +45,17 @@ class SandboxConfig:
     network: bool = False
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     ttl_s: float = 600.0
-    scratch_dirs: tuple[str, ...] = ("/tmp", "/var/tmp", "/dev/shm")
+    scratch_dirs: tuple[str, ...] = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
     home: str = "/home/agent"
     env: dict[str, str] = field(default_factory=dict, hash=False)
     tmpfs_workdir: bool = True
     tmpfs_size: str = "1g"
+    grader_user: str = "tester"
+
+    @property
+    def writable_dirs(self) -> tuple[str, ...]:
+        """Every directory a sandbox user may write to; the pool resets all of them."""
+        return (self.workdir, self.home, *self.scratch_dirs)
 
     def max_background(self) -> int:
         """Background processes left alive before the next command clears them (runaway guard)."""

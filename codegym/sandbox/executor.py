@@ -87,8 +87,70 @@ class Capture:
         elided = self.total - len(self.head) - len(tail)
         if elided <= 0:
             return bytes(self.head) + bytes(self.tail), False
-        marker = "\n[... codegym: %d bytes elided ...]\n" % elided
+        # The same marker as codegym.sandbox.output.marker (the host parses it): keep in step.
+        marker = "\n[... {:,} bytes of output; {:,} bytes ({}) elided ...]\n".format(
+            self.total, elided, human_size(elided))
         return bytes(self.head) + marker.encode() + tail, True
+
+
+def human_size(n):
+    """`1536` -> '1.5 KiB' (as codegym.sandbox.output.human_size)."""
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return "%d B" % n if unit == "B" else ("%.1f" % size).replace(".0", "") + " " + unit
+        size /= 1024
+
+
+# ---- out-of-memory kills ----------------------------------------------------------------
+
+# The sandbox's memory cgroup: cgroup v2, then v1. The kernel counts its OOM kills there.
+_OOM_EVENTS = ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control")
+_MEMORY_LIMIT = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+
+
+def oom_kills():
+    """How many processes the kernel has killed in this sandbox for lack of memory (None: unknown)."""
+    for path in _OOM_EVENTS:
+        try:
+            with open(path) as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def memory_limit():
+    """The sandbox's memory limit as text ('256.0 MiB'), or None when there is none."""
+    for path in _MEMORY_LIMIT:
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < 1 << 60:
+            return human_size(int(text))
+        return None
+    return None
+
+
+_OOM_SEEN = [oom_kills()]  # the count when the last command ended (here: at start-up)
+
+
+def oom_notice(exit_code):
+    """A line saying a process was killed for lack of memory since the last command, else b''."""
+    now = oom_kills()
+    before, _OOM_SEEN[0] = _OOM_SEEN[0], now
+    if now is None or before is None or now <= before:
+        return b""
+    limit = memory_limit()
+    where = "limit %s" % limit if limit else "no limit set"
+    if exit_code in (-9, 137):
+        return ("codegym: killed: out of memory (%s); use less memory.\n" % where).encode()
+    return ("codegym: a process was killed: out of memory (%s).\n" % where).encode()
 
 
 # ---- processes -------------------------------------------------------------------------
@@ -186,6 +248,18 @@ def _become_subreaper():
         pass
 
 
+def _make_nondumpable():
+    # PR_SET_DUMPABLE 0: processes of the same uid can neither ptrace us nor open
+    # /proc/<our pid>/{mem,fd,environ}. The grader's executor runs as the graded code's user
+    # and relays its results: the graded code must not reach into it.
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+    except Exception:
+        pass
+
+
 def _prefer_commands_for_oom():
     # Raise our own OOM score to the maximum (unprivileged processes may only raise it); the
     # commands inherit it, and a memory hog outweighs this small process, so the hog dies.
@@ -199,7 +273,8 @@ def _prefer_commands_for_oom():
 # ---- operations ------------------------------------------------------------------------
 
 
-def op_exec(req, _payload):
+def op_exec(req, payload):
+    """Run `cmd`; the request's payload, if any, is the command's stdin (then closed)."""
     limit = int(req.get("limit", 65536))
     timeout = float(req.get("timeout", 60))
     env = dict(BASE_ENV)
@@ -214,20 +289,21 @@ def op_exec(req, _payload):
         notice = b"codegym: too many background processes; all of them were killed.\n"
     start = time.monotonic()
     try:
-        proc = _spawn(req["cmd"], cwd, env)
+        proc = _spawn(req["cmd"], cwd, env, bool(payload))
     except BlockingIOError:
         # The process limit is exhausted: clear it and retry once.
         kill_descendants()
         before = set()
         notice = b"codegym: the process limit was reached; every background process was killed.\n"
         try:
-            proc = _spawn(req["cmd"], cwd, env)
+            proc = _spawn(req["cmd"], cwd, env, bool(payload))
         except OSError as exc:
             return _not_started(exc)
     except OSError as exc:
         return _not_started(exc)
     out, err = Capture(limit), Capture(limit)
     streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    feed = _StdinFeed(proc, payload)
     deadline = start + timeout
     timed_out = False
     exited_at = None
@@ -241,7 +317,9 @@ def op_exec(req, _payload):
         if exited_at is not None and now - exited_at > 0.05:
             break  # a background job still holds the pipe: do not wait for it
         wait = min(deadline - now, 0.05 if exited_at is not None else 0.5)
-        ready, _, _ = select.select(list(streams), [], [], wait)
+        ready, writable, _ = select.select(list(streams), feed.fds(), [], wait)
+        if writable:
+            feed.write()
         for fd in ready:
             data = os.read(fd, 1 << 16)
             if data:
@@ -250,6 +328,7 @@ def op_exec(req, _payload):
                 del streams[fd]
     if timed_out or req.get("kill_leftovers"):
         kill_descendants(spare=before)
+    feed.close()
     proc.stdout.close()
     proc.stderr.close()
     code = proc.wait()
@@ -259,14 +338,51 @@ def op_exec(req, _payload):
     stderr, t2 = err.result()
     if timed_out:
         code = -9
+    oom = oom_notice(None if timed_out else code)
     return {"ok": True, "exit_code": code, "timed_out": timed_out, "duration_s": duration,
-            "truncated": t1 or t2, "n_out": len(stdout)}, stdout + notice + stderr
+            "truncated": t1 or t2, "n_out": len(stdout), "stdout_bytes": out.total,
+            "stderr_bytes": err.total, "oom_killed": bool(oom)}, stdout + notice + oom + stderr
 
 
-def _spawn(cmd, cwd, env):
+def _spawn(cmd, cwd, env, with_stdin=False):
     # No preexec_fn: it would force a slow fork path (twice the start-up cost).
-    return subprocess.Popen([_SHELL, "-c", cmd], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+    stdin = subprocess.PIPE if with_stdin else subprocess.DEVNULL
+    return subprocess.Popen([_SHELL, "-c", cmd], cwd=cwd, env=env, stdin=stdin,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+class _StdinFeed:
+    """Writes a command's stdin without blocking (a command that reads nothing must not hang us)."""
+
+    def __init__(self, proc, data):
+        self.pipe = proc.stdin
+        self.data = memoryview(data or b"")
+        if self.pipe is not None:
+            os.set_blocking(self.pipe.fileno(), False)
+            if not self.data:
+                self.close()
+
+    def fds(self):
+        return [self.pipe.fileno()] if self.pipe is not None else []
+
+    def write(self):
+        try:
+            n = os.write(self.pipe.fileno(), self.data[: 1 << 16])
+        except BlockingIOError:
+            return
+        except OSError:  # the command closed its stdin
+            n = len(self.data)
+        self.data = self.data[n:]
+        if not self.data:
+            self.close()
+
+    def close(self):
+        if self.pipe is not None:
+            try:
+                self.pipe.close()
+            except OSError:
+                pass
+            self.pipe = None
 
 
 def _not_started(exc):
@@ -335,9 +451,21 @@ def _unlock_tree(path):
 
 
 def wipe(path):
-    """Remove everything inside `path` (the directory itself stays)."""
+    """Remove everything inside `path` (the directory itself stays, with its mode: a sticky
+    `/tmp` must stay 1777)."""
     if not os.path.isdir(path) or os.path.islink(path):
         return
+    mode = os.stat(path).st_mode & 0o7777
+    try:
+        _wipe_entries(path)
+    finally:
+        try:
+            os.chmod(path, mode)
+        except OSError:
+            pass
+
+
+def _wipe_entries(path):
     _unlock_tree(path)
     for name in os.listdir(path):
         full = os.path.join(path, name)
@@ -385,11 +513,20 @@ def op_restore(req, payload):
 
 
 def op_reset(req, _payload):
-    """Kill every process the agent left and empty the scratch directories."""
+    """Kill every process the agent left, remove its System V IPC objects (they outlive
+    processes) and empty the scratch directories."""
     kill_everything_else()
+    _remove_ipc_objects()
     for path in req.get("wipe", []):
         wipe(path)
+    _OOM_SEEN[0] = oom_kills()  # an OOM of this lease is not reported to the next one
     return {"ok": True}, b""
+
+
+def _remove_ipc_objects():
+    ipcrm = shutil.which("ipcrm")
+    if ipcrm:
+        subprocess.run([ipcrm, "--all"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
 _HASH_CACHE = {}
@@ -461,6 +598,8 @@ def main():
     }
     _become_subreaper()
     _prefer_commands_for_oom()
+    if "--nondumpable" in sys.argv:
+        _make_nondumpable()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     write_message({"ok": True, "ready": True, "pid": _SELF, "uid": os.getuid()})
     while True:

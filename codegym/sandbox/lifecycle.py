@@ -6,6 +6,10 @@ keeper that exits (and so removes the container, started with auto-remove) once 
 has been attached for `ttl_s` seconds: when the host process dies, its executors see their
 stdin close and exit, and the container dies on its own. `reap()` removes what is left
 right away; `codegym sandbox gc` and pool start-up call it.
+
+A process's own sandboxes are closed when it exits, and on SIGTERM and SIGHUP (and SIGINT
+where Python would otherwise die of it), whichever thread created them: the handlers are set
+from the main thread when this module is imported (see `install_signal_handlers`).
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import socket
 import threading
 import time
 import uuid
-import weakref
+from pathlib import Path
+
+from .base import SandboxError
 
 RUN_ID = uuid.uuid4().hex[:12]
 LABEL = "codegym.run"
@@ -55,13 +61,25 @@ def owner_labels(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether `pid` runs. A zombie (exited, not yet reaped by its parent) does not: it still
+    answers `kill(pid, 0)`, but it will never close its containers."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return _process_state(pid) not in ("Z", "X")
+
+
+def _process_state(pid: int) -> str | None:
+    """The state letter of /proc/PID/stat ('R', 'S', 'Z' for a zombie, ...); None if unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()  # the command name may hold spaces and parentheses
+    return fields[0] if fields else None
 
 
 def is_orphan(labels: dict[str, str]) -> bool:
@@ -96,33 +114,110 @@ def reap(client, everything: bool = False) -> list[str]:
 
 # ---- clean-up of this process's own sandboxes ---------------------------------------------
 
-_LIVE: weakref.WeakSet = weakref.WeakSet()
-_HOOKED = threading.Event()
+# Strong references: a sandbox dropped without close() still has a container, closed at exit.
+_LIVE: set = set()
+_LIVE_LOCK = threading.Lock()
+_CLOSING = threading.Event()  # set once the process shuts down: no new sandbox from then on
+_SHUTDOWN_LOCK = threading.Lock()
+_SIGNAL_CLOSE_WAIT_S = 60.0  # a signal handler waits this long for the sandboxes to close
 
 
 def track(closeable) -> None:
-    """Close `closeable` at interpreter exit or on SIGTERM/SIGHUP."""
-    _LIVE.add(closeable)
-    if not _HOOKED.is_set():
-        _HOOKED.set()
-        atexit.register(close_all)
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGTERM, signal.SIGHUP):
-                if signal.getsignal(sig) in (signal.SIG_DFL, None):
-                    signal.signal(sig, _exit_on_signal)
+    """Close `closeable` when this process exits or gets SIGTERM/SIGHUP.
+
+    Once that clean-up has begun, a sandbox created meanwhile (a pool's worker finishing a
+    creation) is closed at once and `SandboxError` raised, so it cannot outlive the process.
+    """
+    install_signal_handlers()  # no-op off the main thread: the import set them already
+    with _LIVE_LOCK:
+        if not _CLOSING.is_set():
+            _LIVE.add(closeable)
+            return
+    closeable.close()
+    raise SandboxError("codegym is shutting down (a signal or interpreter exit): no new sandboxes")
 
 
 def untrack(closeable) -> None:
-    _LIVE.discard(closeable)
+    with _LIVE_LOCK:
+        _LIVE.discard(closeable)
 
 
-def close_all() -> None:
-    for obj in list(_LIVE):
+def shutting_down() -> bool:
+    """True once this process has begun closing its sandboxes for good."""
+    return _CLOSING.is_set()
+
+
+def close_all(timeout_s: float = 120.0) -> None:
+    """Close every live sandbox of this process, in parallel (a signal's grace period is short).
+
+    Waits at most `timeout_s`: exit must not hang on an engine that stopped answering (what is
+    left then dies on its own once its TTL passes)."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    threads = []
+    for obj in live:
+        thread = threading.Thread(target=_close_quietly, args=(obj,), name="codegym-close", daemon=True)
         try:
-            obj.close()
-        except Exception:
-            pass
+            thread.start()
+            threads.append(thread)
+        except RuntimeError:  # no new threads this late in interpreter shutdown
+            _close_quietly(obj)
+    deadline = time.monotonic() + timeout_s
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
-def _exit_on_signal(signum, _frame):
+def _close_quietly(obj) -> None:
+    try:
+        obj.close()
+    except Exception:
+        pass
+
+
+def _shutdown() -> None:
+    """Close everything, and refuse new sandboxes from now on (at exit, or on a signal)."""
+    with _SHUTDOWN_LOCK:  # a second caller waits for the first to finish
+        with _LIVE_LOCK:
+            _CLOSING.set()
+        close_all()
+
+
+# Python's own SIGINT handler raises KeyboardInterrupt: the program unwinds and the exit hook
+# closes everything, and an interactive session that catches it keeps its sandboxes. Only a
+# signal that would kill the process outright gets a handler.
+_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def install_signal_handlers() -> bool:
+    """Close every live sandbox, then exit with 128 + the signal number, on SIGTERM, SIGHUP (and
+    SIGINT when it has no handler). Only the main thread may set signal handlers, while pools
+    create sandboxes on worker threads; so this runs when codegym's sandbox layer is imported,
+    and from the `codegym` command. A handler the program set itself is kept. Returns whether
+    it ran (False off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    for sig in _SIGNALS:
+        if signal.getsignal(sig) in (signal.SIG_DFL, None):
+            signal.signal(sig, _close_and_exit)
+    return True
+
+
+def _close_and_exit(signum, _frame):
+    # Closing runs on its own thread: the main thread may hold a lock that closing needs, and
+    # unwinding it (SystemExit) releases that lock; the exit hook then waits for the rest.
+    if not _CLOSING.is_set():
+        closer = threading.Thread(target=_shutdown, name="codegym-shutdown", daemon=True)
+        closer.start()
+        closer.join(_SIGNAL_CLOSE_WAIT_S)
     raise SystemExit(128 + signum)
+
+
+def _forget_parents_sandboxes() -> None:
+    """In a forked child: the parent's sandboxes are not the child's to close."""
+    global _LIVE, _LIVE_LOCK, _SHUTDOWN_LOCK
+    _LIVE, _LIVE_LOCK, _SHUTDOWN_LOCK = set(), threading.Lock(), threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_parents_sandboxes)
+atexit.register(_shutdown)
+install_signal_handlers()

@@ -6,7 +6,10 @@
 
 Isolation: new user, pid, network, IPC, UTS and mount namespaces (`bwrap --unshare-all`), no
 network, only the host's system directories (`/usr`, `/etc`, `/lib`...) mounted read-only,
-private writable `/workspace`, home and `/tmp`, and rlimits (processes, address space).
+a read-only root whose only writable places are private `/workspace`, home, `/tmp`,
+`/var/tmp`, `/dev/shm` and `/dev/mqueue` (all reset by the pool), and rlimits (processes,
+address space). It maps a single uid, so graded code runs as the same user as the grader's
+executor (Docker runs it as a second user).
 Weaker than a container (no cgroup memory accounting, the host's tools instead of an image):
 use Docker for untrusted policies.
 When started as root, the sandbox first drops to a dedicated unprivileged host uid.
@@ -85,9 +88,12 @@ class LocalSandbox(ExecutorOps):
         cfg = self.config
         argv = [bwrap_path(), "--unshare-all", "--die-with-parent", "--new-session"]
         argv += _system_mounts()
-        argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
+        argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm", "--mqueue", "/dev/mqueue"]
         for inside, sub in self._mounts.items():
             argv += ["--bind", os.path.join(self._root, sub), inside]
+        # Read-only everywhere else (bubblewrap's root and /dev are writable tmpfs otherwise): the
+        # writable places are exactly the mounts above, which the pool resets between uses.
+        argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
         argv += ["--uid", "1000", "--gid", "1000", "--hostname", "codegym", "--chdir", cfg.workdir,
                  "--clearenv", "--setenv", "HOME", cfg.home, "--setenv", "USER", cfg.user,
                  "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "CODEGYM_WORKDIR", cfg.workdir]

@@ -34,16 +34,29 @@ class ExecutorOps:
             self._recover("the executor is not running")
         return self._executor
 
+    def _client_for(self, user: str | None) -> ExecutorClient:
+        """The executor that runs commands as `user`. A backend with one executor (bubblewrap maps
+        a single uid) runs every user's commands as its own: weaker, and documented so."""
+        return self._client()
+
+    def _drop_client(self, user: str | None) -> None:
+        self._recover("the executor stopped")
+
     def exec(self, cmd: str, timeout: float = 60.0, workdir: str | None = None,
-             env: dict[str, str] | None = None, kill_leftovers: bool = False) -> ExecResult:
+             env: dict[str, str] | None = None, kill_leftovers: bool = False, *,
+             user: str | None = None, stdin: bytes = b"", output_limit: int | None = None) -> ExecResult:
         started = time.monotonic()
-        client = self._client()
+        client = self._client_for(user)
+        limit = self.config.output_limit if output_limit is None else output_limit
         try:
-            return client.exec(cmd, timeout, workdir, env, self.config.output_limit, self.config.max_background(),
-                               kill_leftovers=kill_leftovers)
+            return client.exec(cmd, timeout, workdir, env, limit, self.config.max_background(),
+                               kill_leftovers=kill_leftovers, stdin=stdin)
         except ExecutorGone as exc:
             # The command killed the executor (`kill -9 -1`) or the sandbox died: recover or raise.
-            self._recover(str(exc))
+            if user is not None and user != self.config.user:
+                self._drop_client(user)
+            else:
+                self._recover(str(exc))
             return ExecResult(
                 exit_code=137, stdout="",
                 stderr="codegym: the command killed the sandbox's command runner; the sandbox "

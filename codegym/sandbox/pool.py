@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .base import Sandbox, SandboxError
 from .config import SandboxConfig
-from .lifecycle import reap
+from .lifecycle import reap, shutting_down
 
 
 class RateLimiter:
@@ -60,11 +60,22 @@ def docker_reachable() -> bool:
 
 
 _warned_local = False
+_ACQUIRE_TRIES = 3  # sandboxes `acquire` tries before a dead one's error reaches the caller
+
+#: the sandbox backends `resolve_backend` (and so `make_sandbox`, `SandboxPool`, `CodingEnv`) accept.
+BACKENDS = ("auto", "docker", "local")
 
 
 def resolve_backend(backend: str = "auto") -> str:
-    """'docker' when an engine answers, else 'local' (with a one-line warning)."""
+    """The backend to use: 'docker' or 'local' as given; for 'auto', 'docker' when an engine
+    answers, else 'local' (with a one-line warning). Any other name is a `ValueError`: a typo must
+    not quietly run the weaker bubblewrap sandbox."""
     global _warned_local
+    if backend not in BACKENDS:
+        hint = (" (podman: point DOCKER_HOST at its Docker-compatible socket and use 'docker')"
+                if str(backend).lower() == "podman" else "")
+        raise ValueError(f"unknown sandbox backend {backend!r}; use one of "
+                         f"{', '.join(map(repr, BACKENDS))}{hint}")
     if backend != "auto":
         return backend
     if docker_reachable():
@@ -141,6 +152,7 @@ class SandboxPool:
         self._idle: deque[_Slot] = deque()
         self._leased: dict[int, _Slot] = {}
         self._pending = 0  # creations and resets in flight
+        self._preparing = 0  # taken by `acquire`, not yet leased (unpacking its workspace)
         self._cond = threading.Condition()
         self._workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="codegym-pool")
         self._closed = False
@@ -151,21 +163,36 @@ class SandboxPool:
     def acquire(self, workspace: bytes | None = None, timeout: float = 300.0) -> Sandbox:
         """A pristine sandbox; with `workspace` (a tar), it is unpacked into the workdir."""
         deadline = time.monotonic() + timeout
-        slot = self._take(deadline, workspace)
-        try:
-            if workspace != slot.workspace:
-                if workspace is None:
-                    slot.sandbox.restore(slot.baseline)
-                else:
-                    slot.sandbox.upload(workspace, self.config.workdir, clean=True)
-                slot.workspace = workspace
-        except Exception:
-            self._discard(slot)
-            raise
+        for attempt in range(_ACQUIRE_TRIES):
+            slot = self._take(deadline, workspace)
+            try:
+                if workspace != slot.workspace:
+                    if workspace is None:
+                        slot.sandbox.restore(slot.baseline)
+                    else:
+                        slot.sandbox.upload(workspace, self.config.workdir, clean=True)
+                    slot.workspace = workspace
+                else:  # nothing to unpack: make sure it still runs (killed or OOM while idle)
+                    slot.sandbox.exec("true", timeout=30)
+                break
+            except SandboxError:
+                # An idle sandbox can die (`docker kill`, the OOM killer, its engine): take another.
+                self._discard(slot)
+                if attempt == _ACQUIRE_TRIES - 1 or time.monotonic() >= deadline:
+                    raise
+            except Exception:
+                self._discard(slot)
+                raise
         slot.uses += 1
         with self._cond:
-            self._leased[id(slot.sandbox)] = slot
-            self.stats.acquired += 1
+            self._preparing -= 1
+            closed = self._closed
+            if not closed:
+                self._leased[id(slot.sandbox)] = slot
+                self.stats.acquired += 1
+        if closed:  # the pool closed while this sandbox was being made: it must not outlive it
+            slot.sandbox.close()
+            raise SandboxError("the pool is closed")
         self._refill()
         return slot.sandbox
 
@@ -197,17 +224,20 @@ class SandboxPool:
     @property
     def live(self) -> int:
         with self._cond:
-            return len(self._idle) + len(self._leased) + self._pending
+            return len(self._idle) + len(self._leased) + self._pending + self._preparing
 
     def close(self) -> None:
+        """Close every sandbox of the pool: idle, leased, and those being reset or created."""
         with self._cond:
             self._closed = True
             slots = list(self._idle) + list(self._leased.values())
             self._idle.clear()
             self._leased.clear()
             self._cond.notify_all()
-        self._workers.shutdown(wait=True, cancel_futures=True)
-        for slot in slots + list(self._idle):
+        # Queued tasks are not cancelled: a queued reset holds a sandbox only it can close. Each
+        # task sees `_closed` now, and closes its sandbox (a reset) or creates none (a refill).
+        self._workers.shutdown(wait=True)
+        for slot in slots:
             slot.sandbox.close()
 
     def __enter__(self):
@@ -227,8 +257,9 @@ class SandboxPool:
                     # Prefer a sandbox that already holds this workspace (group rollouts).
                     match = next((s for s in self._idle if s.workspace == workspace), self._idle[0])
                     self._idle.remove(match)
+                    self._preparing += 1  # still counted against max_live until it is leased
                     return match
-                total = len(self._leased) + self._pending
+                total = len(self._leased) + self._pending + self._preparing
                 if total < self.max_live and self._pending == 0:
                     self._pending += 1
                     create_here = True
@@ -242,11 +273,14 @@ class SandboxPool:
                         )
                     self._cond.wait(timeout=min(remaining, 1.0))
             if create_here:
+                slot = None
                 try:
-                    return self._create()
+                    slot = self._create()
+                    return slot
                 finally:
                     with self._cond:
                         self._pending -= 1
+                        self._preparing += slot is not None
                         self._cond.notify_all()
 
     def _create(self) -> _Slot:
@@ -267,7 +301,7 @@ class SandboxPool:
             if self._closed:
                 return
             want = self.size - len(self._idle) - self._pending
-            room = self.max_live - len(self._idle) - len(self._leased) - self._pending
+            room = self.max_live - len(self._idle) - len(self._leased) - self._pending - self._preparing
             n = max(0, min(want, room))
             self._pending += n
         for _ in range(n):
@@ -276,9 +310,11 @@ class SandboxPool:
     def _create_idle(self) -> None:
         slot = None
         try:
-            slot = self._create()
+            if not self._closed and not shutting_down():  # else nothing to warm any more
+                slot = self._create()
         except Exception as exc:  # surfaced on the next acquire if it persists
-            print(f"codegym: warming a sandbox failed: {exc}", file=sys.stderr)
+            if not self._closed and not shutting_down():
+                print(f"codegym: warming a sandbox failed: {exc}", file=sys.stderr)
         with self._cond:
             self._pending -= 1
             if slot is not None:
@@ -290,7 +326,7 @@ class SandboxPool:
 
     def _reset_and_return(self, slot: _Slot) -> None:
         ok = False
-        if not self._closed and (self.max_uses is None or slot.uses < self.max_uses):
+        if not self._closed and not shutting_down() and (self.max_uses is None or slot.uses < self.max_uses):
             try:
                 slot.sandbox.reset()
                 slot.sandbox.restore(slot.baseline)
@@ -301,15 +337,21 @@ class SandboxPool:
                 self.stats.reset_failures += 1
         with self._cond:
             self._pending -= 1
-            if ok and not self._closed:
+            keep = ok and not self._closed  # decided under the lock that close() takes
+            if keep:
                 self._idle.append(slot)
             self._cond.notify_all()
-        if not ok:
+        if not keep:  # a failed reset, its last use, or the pool closed while it was reset
             slot.sandbox.close()
-            self.stats.replaced += 1
-            self._refill()
+            if not self._closed:
+                self.stats.replaced += 1
+                self._refill()
 
     def _discard(self, slot: _Slot) -> None:
+        """Close a slot `acquire` took (`_take`) but could not prepare."""
+        with self._cond:
+            self._preparing -= 1
+            self._cond.notify_all()
         slot.sandbox.close()
         self.stats.replaced += 1
 

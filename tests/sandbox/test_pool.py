@@ -79,6 +79,45 @@ def test_a_dead_container_is_replaced(docker_client, python_image):
         assert p.stats.replaced >= 1
 
 
+@pytest.mark.parametrize("same_workspace", [True, False], ids=["same-workspace", "new-workspace"])
+def test_a_container_killed_while_idle_is_never_handed_out(same_workspace, docker_client, python_image):
+    # Found by benchmarks/soak.py: `docker kill` (or the OOM killer) of an idle pooled container made
+    # the next acquire, and so `env.reset()`, raise; with the same workspace it handed out a dead one.
+    ws = _workspace({"a.txt": "a"})
+    with SandboxPool(SandboxConfig(image=python_image), size=1, backend="docker", client=docker_client) as p:
+        sb = p.acquire(ws)
+        p.release(sb)
+        p.warm()
+        victim = p._idle[0].sandbox
+        docker_client.api.kill(victim.container.id)
+        sb2 = p.acquire(ws if same_workspace else _workspace({"b.txt": "b"}))
+        assert sb2 is not victim and sb2.exec("ls").stdout.strip() == ("a.txt" if same_workspace else "b.txt")
+        p.release(sb2)
+        assert p.stats.replaced >= 1
+
+
+def test_concurrent_acquires_never_exceed_max_live(docker_client, python_image):
+    # Found by benchmarks/soak.py: a sandbox `acquire` had taken but not yet leased (its workspace
+    # being unpacked) was counted nowhere, so refills ran past max_live (16 live of max_live=10).
+    with SandboxPool(SandboxConfig(image=python_image), size=4, max_live=5, backend="docker",
+                     client=docker_client, reap_leftovers=False) as p:
+        p.warm()
+        most = []
+
+        def episodes(i):
+            for k in range(4):
+                sb = p.acquire(_workspace({f"f{i}-{k}.txt": "x"}))
+                most.append(p.live)
+                p.release(sb)
+
+        threads = [threading.Thread(target=episodes, args=(i,)) for i in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert p.stats.created - p.stats.replaced <= 5 and max(most) <= 5
+
+
 def test_max_live_blocks_then_times_out(docker_client, python_image):
     with SandboxPool(SandboxConfig(image=python_image), size=0, max_live=1, backend="docker",
                      client=docker_client) as p:
@@ -89,6 +128,23 @@ def test_max_live_blocks_then_times_out(docker_client, python_image):
         sb2 = p.acquire(timeout=30)
         assert sb2.exec("true").exit_code == 0
         p.release(sb2)
+
+
+def test_close_with_resets_in_flight_leaves_no_container(docker_client, python_image):
+    # `codegym demo` releases a sandbox and closes the pool at once: a slot whose reset was still
+    # running (or queued) was dropped without being closed, and its container lived on.
+    p = SandboxPool(SandboxConfig(image=python_image), size=0, max_live=8, backend="docker",
+                    client=docker_client)
+    leased = [p.acquire() for _ in range(6)]
+    ids = {sb.container.id for sb in leased}
+    for sb in leased:
+        sb.exec("head -c 20000000 /dev/urandom > big.bin; sleep 300 &")  # a reset with work to do
+    for sb in leased:
+        p.release(sb)
+    p.close()
+    assert not ids & _container_ids(docker_client)
+    with pytest.raises(SandboxError, match="closed"):
+        p.acquire()
 
 
 def test_release_of_a_foreign_sandbox_is_an_error(pool):

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from codegym.sandbox import DockerSandbox, LocalSandbox, Sandbox, SandboxConfig
+from codegym.sandbox.output import represented_bytes
 
 BACKENDS = ["docker", "local"]
 
@@ -121,9 +122,17 @@ def test_output_is_capped_with_head_tail_and_marker(make):
     r = sb.exec("echo BEGIN; head -c 50000000 /dev/zero | tr '\\0' x; echo; echo END")
     assert r.truncated
     assert r.stdout.startswith("BEGIN\n") and r.stdout.endswith("END\n")
-    assert "bytes elided" in r.stdout and len(r.stdout) < 11_000
-    elided = int(r.stdout.split("[... codegym: ")[1].split(" bytes")[0])
-    assert elided == len("BEGIN\n") + 50_000_000 + len("\nEND\n") - 10_000
+    assert len(r.stdout) < 11_000
+    total = len("BEGIN\n") + 50_000_000 + len("\nEND\n")
+    # the marker states the stream's true size and exactly how much of it is not shown
+    assert f"[... {total:,} bytes of output; {total - 10_000:,} bytes (47.7 MiB) elided ...]" in r.stdout
+    assert (r.stdout_bytes, r.stderr_bytes) == (total, 0)
+    assert represented_bytes(r.stdout) == total
+
+
+def test_exec_reports_the_true_size_of_each_stream(sb):
+    r = sb.exec("printf 'abc'; printf 'de' >&2")
+    assert (r.stdout_bytes, r.stderr_bytes, r.output_bytes, r.truncated) == (3, 2, 5, False)
 
 
 def test_fork_bomb_is_contained_and_sandbox_stays_usable(make):
@@ -142,6 +151,20 @@ def test_memory_hog_is_killed_and_sandbox_stays_usable(make):
     r = sb.exec("python3 -c \"b = bytearray(2 << 30); print('survived')\"", timeout=30)
     assert r.exit_code != 0 and "survived" not in r.stdout
     assert sb.exec("echo ok").stdout == "ok\n"
+
+
+def test_an_out_of_memory_kill_is_named_with_the_limit(docker_client, python_image):
+    # Docker: the kernel's OOM killer ends the hog (exit -9); the result says why, once.
+    with DockerSandbox.create(SandboxConfig(image=python_image, memory="256m"), client=docker_client) as sb:
+        hog = "python3 -c \"b = bytearray(600 << 20); print('survived')\""
+        r = sb.exec(hog, timeout=30)
+        assert r.exit_code in (-9, 137) and r.oom_killed, r
+        assert "killed: out of memory (limit 256 MiB)" in r.stderr
+        after = sb.exec("echo ok")
+        assert after.stderr == "" and not after.oom_killed
+        # a hog in the background: the next command ends fine, but says what happened
+        r = sb.exec(f"({hog}) & wait; echo done")
+        assert r.stdout == "done\n" and "a process was killed: out of memory (limit 256 MiB)" in r.stderr
 
 
 def test_no_network(sb):
