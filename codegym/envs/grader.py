@@ -5,9 +5,10 @@
     result = grader.grade(task, diff)                 # hidden tests run only now
 
 The agent's diff is taken from its sandbox with a private git index; then a fresh sandbox
-from the pool gets the task's workspace, the diff, and the hidden tests, and runs the
-grading script of `codegym.tasks.grading` (test files and pytest configuration reset to
-`base_commit`, listed node ids only, outcomes read per test from JUnit XML).
+from the pool gets the task's workspace and `codegym.tasks.grading.run_grading` runs there:
+the sandbox's own user prepares a pristine tree (agent diff, base test tree, hidden tests,
+fresh test names) from inputs in its private home, and the graded pytest run happens as
+`SandboxConfig.grader_user`, streaming outcomes back to this process.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from dataclasses import dataclass, field
 
 from codegym.sandbox import Sandbox, SandboxError, SandboxPool
 from codegym.tasks.grading import (
-    GRADE_DIR,
+    EVENTS_LIMIT,
     GradeResult,
+    GradingError,
+    GradingOptions,
     build_diff_script,
-    build_grading_script,
-    grade,
-    parse_junit_xml,
+    run_grading,
 )
 from codegym.tasks.task import Task
 from codegym.tasks.workspace import workspace_archive
@@ -49,10 +50,31 @@ class Grade:
     outcomes: dict[str, str] = field(default_factory=dict)
 
 
+class SandboxIO:
+    """`GradingIO` over a sandbox: preparation as the sandbox's user, the graded run as its
+    grader user (Docker; the bubblewrap backend has one user)."""
+
+    def __init__(self, sandbox: Sandbox, workdir: str):
+        self.sandbox, self.workdir = sandbox, workdir
+
+    def write(self, path: str, data: bytes) -> None:
+        self.sandbox.write_file(path, data, mode=0o600)
+
+    def run(self, cmd: str, *, stdin: bytes = b"", as_grader: bool = False, timeout: float = 600.0):
+        config = self.sandbox.config
+        env = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        if as_grader:
+            env["HOME"] = "/tmp"
+        return self.sandbox.exec(cmd, timeout=timeout + 30, workdir=self.workdir, env=env,
+                                 kill_leftovers=True, user=config.grader_user if as_grader else None,
+                                 stdin=stdin, output_limit=EVENTS_LIMIT)
+
+
 class SandboxGrader:
-    def __init__(self, pool: SandboxPool, timeout_s: float = 600.0):
+    def __init__(self, pool: SandboxPool, timeout_s: float = 600.0, options: GradingOptions | None = None):
         self.pool = pool
         self.timeout_s = timeout_s
+        self.options = options or GradingOptions(timeout_s=timeout_s)
 
     def agent_diff(self, sandbox: Sandbox, task: Task) -> str:
         """The agent's changes against `base_commit` (new files included, bytecode not)."""
@@ -64,42 +86,29 @@ class SandboxGrader:
 
     @staticmethod
     def _check_runner(sandbox: Sandbox, task: Task) -> None:
-        """No report: the agent's code may have killed pytest (a 0 it earned), or the sandbox has
-        no pytest (the environment's fault: masked). Checked outside the workspace, where the
-        agent's files cannot shadow anything, and only in this rare case (it costs a process)."""
+        """No events at all: the sandbox may have no pytest (the environment's fault). Checked
+        outside the workspace, where the agent's files cannot shadow anything."""
         r = sandbox.exec("cd / && python3 -I -c 'import pytest'", timeout=60)
         if r.exit_code != 0:
-            raise SandboxError(f"cannot grade {task.instance_id}: python3 in the {type(sandbox).__name__} cannot "
+            raise GradingError(f"cannot grade {task.instance_id}: python3 in the {type(sandbox).__name__} cannot "
                                f"import pytest ({r.output.strip()[-200:]}); the local backend uses the host's "
                                "python3: install python3-pytest, or use the Docker backend")
-
-    def script(self, task: Task) -> str:
-        """The grading script this grader runs for `task` (a disposable sandbox: strays are killed)."""
-        return build_grading_script(task, python="python3", timeout_s=self.timeout_s, kill_strays=True)
 
     def cache_key(self, task: Task, agent_diff: str) -> str:
         """What decides the grade, hashed (see `codegym.envs.grade_cache`)."""
         return grade_key(task.instance_id, task.base_commit, task.test_patch, "\n".join(task.tests_to_run()),
-                         self.script(task), agent_diff)
+                         self.options.fingerprint(), agent_diff)
 
     def grade(self, task: Task, agent_diff: str) -> Grade:
         t0 = time.monotonic()
         sandbox = self.pool.acquire(workspace_bytes(task))
         try:
-            sandbox.write_file(f"{GRADE_DIR}/agent.diff", agent_diff.encode("utf-8", errors="surrogateescape"))
-            sandbox.write_file(f"{GRADE_DIR}/test.diff", task.test_patch)
-            sandbox.write_file(f"{GRADE_DIR}/grade.sh", self.script(task))
-            # kill_leftovers: a process the agent's code left behind cannot rewrite the report later
-            r = sandbox.exec(f"bash {GRADE_DIR}/grade.sh", timeout=self.timeout_s + 30, workdir=task.workdir,
-                             kill_leftovers=True)
-            try:
-                xml = sandbox.read_file(f"{GRADE_DIR}/junit.xml")
-            except FileNotFoundError:
-                xml = None
-            outcomes = parse_junit_xml(xml, task.tests_to_run())
-            result = grade(task, outcomes, r.output)
-            if xml is None:
-                self._check_runner(sandbox, task)
-            return Grade(result, r.output, time.monotonic() - t0, dict(outcomes))
+            io = SandboxIO(sandbox, task.workdir)
+            result, log = run_grading(task, agent_diff, io, grade_dir=f"{sandbox.config.home}/.codegym-grade",
+                                      options=self.options, check_runner=lambda: self._check_runner(sandbox, task))
+            return Grade(result, log, time.monotonic() - t0, dict(result.outcomes))
         finally:
             self.pool.release(sandbox)
+
+
+__all__ = ["Grade", "SandboxError", "SandboxGrader", "SandboxIO", "workspace_bytes"]

@@ -1,6 +1,6 @@
 """codegym.tasks: what a task is, where tasks come from, and how a submission is graded.
 
-    from codegym.tasks import load_tasks, prepare_workspace, build_grading_script
+    from codegym.tasks import load_tasks, prepare_workspace, run_grading
 
     tasks = load_tasks("repofix")              # or "humaneval", "toy", or a JSONL path
     tar_bytes = prepare_workspace(tasks[0])    # the repo at base_commit, history scrubbed
@@ -10,12 +10,12 @@ See docs/tasks.md for the JSONL format and the guarantees.
 
 from codegym.tasks.grading import (
     GradeResult,
+    GradingError,
+    GradingOptions,
     Outcome,
     build_diff_script,
-    build_grading_script,
     grade,
-    parse_grade_log,
-    parse_junit_xml,
+    run_grading,
 )
 from codegym.tasks.loader import (
     TaskList,
@@ -44,6 +44,8 @@ __all__ = [
     "DEFAULT_WORKDIR",
     "SUITES",
     "GradeResult",
+    "GradingError",
+    "GradingOptions",
     "Outcome",
     "Task",
     "TaskList",
@@ -52,12 +54,10 @@ __all__ = [
     "ValidationResult",
     "WorkspaceError",
     "build_diff_script",
-    "build_grading_script",
     "build_scrub_script",
     "grade",
     "load_tasks",
-    "parse_grade_log",
-    "parse_junit_xml",
+    "run_grading",
     "patch_files",
     "prepare_workspace",
     "read_tasks_jsonl",

@@ -1,222 +1,182 @@
-"""The grading core, shared by the env's sandbox grader and the local validator.
+"""The grading core, shared by the env's sandbox grader and the host-side validator.
 
-Grading runs in a pristine copy of the task's workspace (never the agent's sandbox):
+Grading runs in a pristine copy of the task's workspace (never the agent's sandbox), in two
+processes that never share a user:
 
-1. apply the agent's diff against `base_commit` (`git apply`, then `patch` as a fallback);
-2. restore test configuration (`conftest.py`, `pytest.ini`, `tox.ini`, `setup.cfg`,
-   `pyproject.toml`, `sitecustomize.py`) to `base_commit` wherever it exists there and
-   delete it where the agent added it; delete bytecode;
-3. restore the test files (`Task.reset_paths()`) to `base_commit`, then apply `test_patch`:
-   the hidden tests exist only from here on;
-4. run pytest on the graded files with a small plugin that keeps exactly the listed node ids
-   (pytest aborts the whole run when one id on its command line is missing, so ids are
-   passed in a file instead) and tags every JUnit case with its node id. pytest runs with
-   `-p no:cacheprovider -o addopts=""`, in isolated mode (`python -I`) with the workspace at
-   the *end* of `sys.path`, so files the agent adds cannot shadow pytest or the stdlib;
-5. read per-test outcomes from the JUnit XML report, never from the exit code.
+1. **Prepare** (`codegym.tasks.grade_prep`, run by the grader's own executor before any of the
+   agent's code runs): apply the agent's diff; take start-up and configuration files
+   (`conftest.py`, pytest/tox/setup configuration, `sitecustomize`, `*.pth`,
+   `*.dist-info`...) from `base_commit` only; replace every test directory by the base's and
+   apply `test_patch` (the hidden tests exist only from here on); drop bytecode; give graded
+   test files and functions fresh random names. Its inputs (the diffs, the plan) live in a
+   directory only that user can read and are deleted before step 2.
+2. **Run** (`codegym.tasks.grade_runner`, as `SandboxConfig.grader_user` on Docker): pytest
+   with plugin autoload off and one plugin of ours, which reads the selection from stdin,
+   shuffles the order and streams each test's outcome, as it happens, to a private channel.
+   No test path is on the command line.
+3. **Collect** (`codegym.tasks.grade_stream`, on the host): outcomes come from that stream,
+   checked for consistency; a missing or inconsistent stream fails, it never passes. No
+   report file the graded code could rewrite is read.
 
-    script = build_grading_script(task)          # the env writes it, the diffs, then runs it
-    sandbox.exec(f"bash {GRADE_DIR}/grade.sh", timeout=600)
-    outcomes = parse_junit_xml(sandbox.read_file(f"{GRADE_DIR}/junit.xml"), task.tests_to_run())
-    result = grade(task, outcomes)               # result.resolved, result.score, fractions
+With `isolate_f2p`, every FAIL_TO_PASS test runs in a fresh process of its own, so state
+(call counters, caches) cannot carry between the graded tests.
 
-Write the script to a file and run that: a big test list makes it longer than one
-command-line argument may be (128 KiB on Linux).
+    io = SandboxIO(sandbox, task.workdir)              # or a host directory (validate --local)
+    result, log = run_grading(task, agent_diff, io, grade_dir="/home/agent/.codegym-grade")
+    result.resolved, result.score, result.status["stream"]
+
+An environment failure (a `test_patch` that does not apply, no pytest, pytest refusing the
+task's configuration) raises `GradingError`, never a 0 the agent earned; graded code that ends
+its own run (killing pytest or the process relaying its events) fails every test.
 """
 
 from __future__ import annotations
 
-import re
+import json
+import secrets
 import shlex
-import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from pathlib import Path
+from typing import Protocol
 
-from codegym.tasks.task import Task, node_file
+from codegym.sandbox import SandboxError
+from codegym.tasks.grade_stream import SEVERITY, Outcome, collect
+from codegym.tasks.task import Task
 
-Outcome = Literal["passed", "failed", "error", "skipped", "missing"]
 OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "skipped", "missing")
-
-GRADE_DIR = "/tmp/codegym-grade"
-#: Files that configure pytest or Python start-up; grading takes them from base_commit.
-CONFIG_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
-                "sitecustomize.py", "usercustomize.py")  # fmt: skip
-NODE_ID_PROPERTY = "codegym_nodeid"
-PLUGIN_NAME = "codegym_select"
-STATUS_PREFIX = "CODEGYM_GRADE"
-MAX_JUNIT_BYTES = 64 * 1024 * 1024
-
-# Loaded with -p; runs inside the graded pytest process. Keep it compatible with old pytest.
-PLUGIN_SOURCE = f'''"""codegym: keep only the node ids listed in $CODEGYM_NODE_IDS; tag JUnit cases."""
-import os
+PREP_SOURCE = Path(__file__).with_name("grade_prep.py").read_text()
+RUNNER_SOURCE = Path(__file__).with_name("grade_runner.py").read_text()
+EVENTS_LIMIT = 64 * 1024 * 1024  # bytes of events kept from one run
 
 
-def _wanted():
-    with open(os.environ["CODEGYM_NODE_IDS"], encoding="utf-8") as fh:
-        return set(line.rstrip("\\n") for line in fh if line.strip())
+class GradingError(SandboxError):
+    """The environment, not the submission, failed: the episode is masked, never scored."""
 
 
-def _selected(nodeid, wanted):
-    if nodeid in wanted or nodeid.split("[", 1)[0] in wanted:
-        return True
-    parts = nodeid.split("::")  # a listed file or class selects what it holds
-    return any("::".join(parts[:i]) in wanted for i in range(1, len(parts)))
+class GradingIO(Protocol):
+    """Where grading runs: a sandbox (`codegym.envs.grader.SandboxIO`) or a host directory."""
+
+    def write(self, path: str, data: bytes) -> None: ...
+
+    def run(self, cmd: str, *, stdin: bytes = b"", as_grader: bool = False, timeout: float = 600.0): ...
 
 
-def pytest_collection_modifyitems(config, items):
-    wanted = _wanted()
-    keep = [item for item in items if _selected(item.nodeid, wanted)]
-    drop = [item for item in items if not _selected(item.nodeid, wanted)]
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-    items[:] = keep
-    for item in keep:
-        item.user_properties.append(("{NODE_ID_PROPERTY}", item.nodeid))
+@dataclass(frozen=True)
+class GradingOptions:
+    """How a submission is graded. `rename`: fresh random test file and function names;
+    `isolate_f2p`: each FAIL_TO_PASS test runs in a fresh process of its own when the task has
+    at most this many (0: never; each process costs a pytest start, ~50-100 ms:
+    `benchmarks/grading.py`); `kill_strays`: kill the graded user's leftover processes before
+    the run is declared finished (a disposable sandbox only)."""
+
+    timeout_s: float = 600.0
+    python: str = "python3"
+    rename: bool = True
+    isolate_f2p: int = 3
+    kill_strays: bool = True
+
+    def fingerprint(self) -> str:
+        """What, besides the task and the diff, decides a grade (for the grade cache)."""
+        return json.dumps([PREP_SOURCE, RUNNER_SOURCE, self.rename, self.isolate_f2p, self.python])
 
 
-def _ancestors():
-    pids, pid = set(), os.getpid()
-    while pid > 1 and pid not in pids:
-        pids.add(pid)
-        try:
-            with open("/proc/%d/stat" % pid) as fh:
-                pid = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            break
-    return pids
+def _plan(task: Task, grade_dir: str, workdir: str, options: GradingOptions) -> dict:
+    return {"base": task.base_commit, "workdir": workdir, "agent_patch": f"{grade_dir}/agent.diff",
+            "test_patch": f"{grade_dir}/test.diff", "reset_paths": list(task.reset_paths()),
+            "node_ids": list(task.tests_to_run()), "rename": options.rename}
 
 
-def _kill_strays():
-    """Kill every process of this user but this one and its ancestors: a process the graded code
-    started (a fork, a detached child) must not outlive the tests to rewrite the report. Only in
-    a grading sandbox (CODEGYM_KILL_STRAYS=1) and never as root: on a host it would kill the
-    user's own programs."""
-    import signal
-    if os.environ.get("CODEGYM_KILL_STRAYS") != "1" or os.getuid() == 0:
-        return
-    spare, uid = _ancestors(), os.getuid()
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return
-    for name in names:
-        if name.isdigit() and int(name) not in spare:
-            try:
-                if os.stat("/proc/" + name).st_uid == uid:
-                    os.kill(int(name), signal.SIGKILL)
-            except OSError:
-                pass
+def _groups(task: Task, isolate_f2p: int) -> list[list[str]]:
+    """Which graded ids share a pytest process."""
+    ids = list(task.tests_to_run())
+    f2p = list(dict.fromkeys(task.FAIL_TO_PASS))
+    if not f2p or len(f2p) > isolate_f2p:
+        return [ids]
+    rest = [i for i in ids if i not in f2p]
+    return [[i] for i in f2p] + ([rest] if rest else [])
 
 
-try:
-    import pytest
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(session, exitstatus):  # before the JUnit report is written
-        _kill_strays()
-except (ImportError, AttributeError):  # very old pytest: no hookimpl
-    def pytest_sessionfinish(session, exitstatus):
-        _kill_strays()
-'''
-
-# Run pytest without the working directory at the front of sys.path (python -I), then append
-# it at the end so the repository stays importable without shadowing pytest or the stdlib.
-# os._exit after the report: no atexit handler of the graded code runs after it is written.
-_RUNNER = (
-    "import os, sys; sys.path.insert(0, os.environ['CODEGYM_GRADE_DIR']); "
-    "sys.path += [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p] + [os.getcwd()]; "
-    "import pytest; code = int(pytest.main()); sys.stdout.flush(); sys.stderr.flush(); os._exit(code)"
-)
-
-
-def _heredoc(text: str, tag: str) -> str:
-    if f"\n{tag}\n" in f"\n{text}\n":
-        raise ValueError(f"text contains the heredoc terminator {tag}")
-    return f"<<'{tag}'\n{text.rstrip(chr(10))}\n{tag}\n"
-
-
-def build_grading_script(
-    task: Task,
-    *,
-    agent_patch: str = f"{GRADE_DIR}/agent.diff",
-    test_patch: str = f"{GRADE_DIR}/test.diff",
-    junit_xml: str = f"{GRADE_DIR}/junit.xml",
-    workdir: str | None = None,
-    python: str = "python",
-    timeout_s: float | None = None,
-    kill_strays: bool = False,
-) -> str:
-    """The bash script that grades `task` in a pristine workspace (see the module docstring).
-
-    `kill_strays` (only for a disposable sandbox whose user runs nothing else: the env's grader)
-    kills every other process of the user before the report is written.
-
-    The caller puts the agent's diff at `agent_patch` (empty or absent = no change) and
-    `task.test_patch` at `test_patch`, runs the script, then reads `junit_xml`. The script
-    prints `CODEGYM_GRADE <stage> <result>` lines (see `parse_grade_log`); a failure before
-    the tests ran leaves no report, so every test reads as missing.
-    """
+def _prepare(task: Task, agent_diff: str, io: GradingIO, grade_dir: str, workdir: str,
+             options: GradingOptions) -> tuple[dict, str]:
     q = shlex.quote
-    grade_dir = junit_xml.rsplit("/", 1)[0] or "/"
-    config_re = "(^|/)(" + "|".join(re.escape(n) for n in CONFIG_FILES) + ")$"
-    find_names = " -o ".join(f"-name {q(n)}" for n in CONFIG_FILES)
-    reset = " ".join(q(p) for p in task.reset_paths())
-    files = " ".join(q(f) for f in dict.fromkeys(node_file(n) for n in task.tests_to_run()))
-    limit = f"timeout -k 10 {int(timeout_s)} " if timeout_s else ""
-    return f"""#!/usr/bin/env bash
-# Grades task {task.instance_id}: built by codegym.tasks.grading.build_grading_script.
-set -u
-export PYTHONDONTWRITEBYTECODE=1
-unset PYTEST_ADDOPTS PYTEST_PLUGINS
-BASE={q(task.base_commit)}
-AGENT_PATCH={q(agent_patch)}
-TEST_PATCH={q(test_patch)}
-JUNIT={q(junit_xml)}
-GRADE_DIR={q(grade_dir)}
-g() {{ git -c safe.directory='*' -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.quotepath=off "$@"; }}
-say() {{ echo "{STATUS_PREFIX} $*"; }}
-cd -- {q(workdir or task.workdir)} || {{ say workdir missing; exit 2; }}
-mkdir -p -- "$GRADE_DIR" && rm -f -- "$JUNIT"
+    io.write(f"{grade_dir}/agent.diff", agent_diff.encode("utf-8", errors="surrogateescape"))
+    io.write(f"{grade_dir}/test.diff", task.test_patch.encode("utf-8", errors="surrogateescape"))
+    io.write(f"{grade_dir}/prep.py", PREP_SOURCE.encode())
+    io.write(f"{grade_dir}/plan.json", json.dumps(_plan(task, grade_dir, workdir, options)).encode())
+    gd = q(grade_dir)
+    r = io.run(f"{q(options.python)} -I {gd}/prep.py {gd}/plan.json; rc=$?; rm -rf -- {gd}; exit $rc",
+               timeout=options.timeout_s)
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("{")]
+    try:
+        prep = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        raise GradingError(f"preparing the grading tree of {task.instance_id} failed (exit {r.exit_code}): "
+                           f"{(r.stdout + r.stderr).strip()[-600:]}") from None
+    test_patch = prep["status"].get("test_patch", "")
+    if test_patch.startswith("failed"):
+        raise GradingError(f"the hidden tests of {task.instance_id} do not apply to its base_commit "
+                           f"({test_patch}): the task is broken, not the submission")
+    return prep, r.stderr
 
-# 1. The agent's changes.
-if [ -s "$AGENT_PATCH" ]; then
-  if g apply --binary --whitespace=nowarn -- "$AGENT_PATCH"; then say agent_patch applied
-  elif command -v patch >/dev/null && patch --batch --forward -p1 --dry-run -i "$AGENT_PATCH" >/dev/null \\
-       && patch --batch --forward -p1 -i "$AGENT_PATCH" >/dev/null; then say agent_patch fuzzy
-  else say agent_patch failed; exit 3; fi
-else say agent_patch empty; fi
 
-# 2. Test configuration and bytecode: base_commit's, never the agent's.
-g ls-tree -r --name-only "$BASE" | grep -E {q(config_re)} | while IFS= read -r f; do
-  g checkout -q "$BASE" -- "$f"
-done
-find . -path ./.git -prune -o \\( {find_names} \\) -print0 | while IFS= read -r -d '' f; do
-  g cat-file -e "$BASE:${{f#./}}" 2>/dev/null || rm -rf -- "$f"
-done
-find . -path ./.git -prune -o \\( -name __pycache__ -o -name '*.py[co]' \\) -print0 | xargs -0 -r rm -rf --
+def _run_group(task: Task, io: GradingIO, prep: dict, group: list[str], options: GradingOptions,
+               check_runner) -> tuple[dict[str, Outcome], dict[str, str], str]:
+    originals = prep["ids"]
+    renamed = [new for new, old in originals.items() if old in group]
+    files = list(dict.fromkeys(new.split("::", 1)[0].split("[", 1)[0] for new in renamed))
+    files = [f for f in prep["files"] if f in files] or files
+    nonce = secrets.token_hex(16)
+    config = {"files": files, "ids": renamed, "expected": {f: prep["expected"].get(f, {}) for f in files},
+              "nonce": nonce, "seed": secrets.randbelow(1 << 30), "pythonpath": [], "modules": prep.get("modules", []),
+              "kill_strays": options.kill_strays}
+    r = io.run(f"{shlex.quote(options.python)} -I -B -c {shlex.quote(RUNNER_SOURCE)}",
+               stdin=json.dumps(config).encode(), as_grader=True, timeout=options.timeout_s)
+    outcomes, status = collect(r.stdout, nonce, renamed)
+    if status["stream"] == "usage_error":
+        raise GradingError(f"pytest refused the configuration of {task.instance_id} (a usage error): "
+                           f"{r.stderr.strip()[-600:]}")
+    if status["stream"] == "empty":
+        # No event at all, not even the one sent before any graded code is imported: either the
+        # sandbox has no working pytest (masked, by check_runner) or the graded code ended the
+        # run and its relay (the agent's own doing: every test fails).
+        check_runner()
+        outcomes = dict.fromkeys(renamed, "error")
+    return {originals[k]: v for k, v in outcomes.items()}, status, r.stderr
 
-# 3. Test files back to base_commit (gone where absent there), then the hidden tests.
-for f in {reset}; do
-  if g cat-file -e "$BASE:$f" 2>/dev/null; then g checkout -q "$BASE" -- "$f"; else rm -rf -- "$f"; fi
-done
-if [ -s "$TEST_PATCH" ]; then
-  if g apply --binary --whitespace=nowarn -- "$TEST_PATCH"; then say test_patch applied
-  else say test_patch failed; exit 4; fi
-fi
 
-# 4. The graded tests, and only them.
-cat > "$GRADE_DIR/{PLUGIN_NAME}.py" {_heredoc(PLUGIN_SOURCE, "CODEGYM_PLUGIN_EOF")}
-cat > "$GRADE_DIR/node_ids.txt" {_heredoc(chr(10).join(task.tests_to_run()), "CODEGYM_NODE_IDS_EOF")}
-files=()
-for f in {files}; do [ -e "$f" ] && files+=("$f"); done
-if [ "${{#files[@]}}" -eq 0 ]; then say tests none; exit 0; fi
-CODEGYM_GRADE_DIR="$GRADE_DIR" CODEGYM_NODE_IDS="$GRADE_DIR/node_ids.txt" CODEGYM_KILL_STRAYS={int(kill_strays)} \\
-  {limit}{q(python)} -I -B --check-hash-based-pycs always -c {q(_RUNNER)} \\
-  -p {PLUGIN_NAME} -p no:cacheprovider -o addopts="" -o junit_family=xunit1 \\
-  --rootdir=. --continue-on-collection-errors --junitxml="$JUNIT" -q -- "${{files[@]}}"
-say tests exit=$?
-"""
+def run_grading(task: Task, agent_diff: str, io: GradingIO, *, grade_dir: str, workdir: str | None = None,
+                options: GradingOptions | None = None, check_runner=lambda: None) -> tuple[GradeResult, str]:
+    """Grade `agent_diff` (see the module docstring); returns the result and the log.
+
+    `check_runner()` is called when a run produced no events at all; it raises `GradingError`
+    when the environment has no working pytest."""
+    options = options or GradingOptions()
+    workdir = workdir or task.workdir
+    prep, log = _prepare(task, agent_diff, io, grade_dir, workdir, options)
+    status: dict[str, str] = dict(prep["status"])
+    wanted = list(task.tests_to_run())
+    if status["agent_patch"] == "failed":
+        return grade(task, dict.fromkeys(wanted, "missing"), status), log
+    outcomes: dict[str, Outcome] = {}
+    streams, tampering = [], []
+    for group in _groups(task, options.isolate_f2p):
+        outs, st, err = _run_group(task, io, prep, group, options, check_runner)
+        for k, v in outs.items():
+            if k not in outcomes or SEVERITY[v] > SEVERITY[outcomes[k]]:
+                outcomes[k] = v
+        streams.append(st["stream"])
+        if "tampering" in st:
+            tampering.append(st["tampering"])
+        log += err
+    for k in wanted:
+        outcomes.setdefault(k, "missing")
+    status["stream"] = next((s for s in streams if s != "complete"), "complete")
+    status["processes"] = str(len(streams))
+    status["renamed"] = json.dumps(prep.get("renamed", {}))
+    if tampering:
+        status["tampering"] = "; ".join(tampering)
+    return grade(task, outcomes, status), log
 
 
 def build_diff_script(
@@ -234,95 +194,6 @@ g() {{ git -c safe.directory='*' -c core.hooksPath=/dev/null -c core.fsmonitor=f
 g add -A -- . ':(exclude,glob)**/__pycache__/**' ':(exclude,glob)**/*.py[co]'
 g diff --cached --binary --no-color --no-ext-diff --no-renames {q(base_commit)} > {q(out_path)}
 """
-
-
-def parse_grade_log(output: str) -> dict[str, str]:
-    """`{stage: result}` from the script's `CODEGYM_GRADE` lines, e.g.
-    `{"agent_patch": "applied", "test_patch": "applied", "tests": "exit=1"}`."""
-    status: dict[str, str] = {}
-    for line in output.splitlines():
-        parts = line.strip().split(" ", 2)
-        if len(parts) == 3 and parts[0] == STATUS_PREFIX:
-            status[parts[1]] = parts[2]
-    return status
-
-
-def mangle_node_id(node_id: str) -> tuple[str, str]:
-    """The (classname, name) pytest's JUnit report gives a node id (as `_pytest.junitxml`)."""
-    path, bracket, params = node_id.partition("[")
-    names = path.split("::")
-    names[0] = re.sub(r"\.py$", "", names[0].replace("/", "."))
-    names[-1] += bracket + params
-    return ".".join(names[:-1]), names[-1]
-
-
-_SEVERITY = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
-
-
-def _case_outcome(case: ET.Element) -> Outcome:
-    outcome: Outcome = "passed"
-    for child in case:
-        tag = {"failure": "failed", "error": "error", "skipped": "skipped"}.get(child.tag)
-        if tag and _SEVERITY[tag] > _SEVERITY[outcome]:
-            outcome = tag  # type: ignore[assignment]
-    return outcome
-
-
-def parse_junit_xml(
-    xml_text: str | bytes | None, node_ids: Iterable[str] | None = None
-) -> dict[str, Outcome]:
-    """Per-test outcomes from a pytest JUnit XML report.
-
-    With `node_ids`, the result has exactly those keys; an id the report lacks is `missing`,
-    and every listed id in a file that failed to import is `error`. Without them, every case
-    in the report, keyed by node id. A test reported twice (say, failed and then errored in
-    teardown) keeps its worst outcome. An absent or unreadable report gives all `missing`.
-    """
-    by_node: dict[str, Outcome] = {}
-    by_mangled: dict[tuple[str, str], Outcome] = {}
-    broken_modules: set[str] = set()
-
-    def worst(table: dict, key, outcome: Outcome) -> None:
-        if key not in table or _SEVERITY[outcome] > _SEVERITY[table[key]]:
-            table[key] = outcome
-
-    root = None
-    if xml_text and len(xml_text) <= MAX_JUNIT_BYTES:
-        try:
-            root = ET.fromstring(xml_text)
-        except ET.ParseError:
-            root = None
-    for case in root.iter("testcase") if root is not None else ():
-        classname, name = case.get("classname", ""), case.get("name", "")
-        outcome = _case_outcome(case)
-        if not classname and outcome == "error":  # a module that failed to collect
-            broken_modules.add(name)
-            continue
-        prop = case.find(f"properties/property[@name='{NODE_ID_PROPERTY}']")
-        if prop is not None and prop.get("value"):
-            worst(by_node, prop.get("value"), outcome)
-        worst(by_mangled, (classname, name), outcome)
-
-    if node_ids is None:
-        result = dict(by_node)
-        if not by_node:
-            result = {f"{c}::{n}" if c else n: o for (c, n), o in by_mangled.items()}
-        return result
-    result: dict[str, Outcome] = {}
-    for node_id in node_ids:
-        if node_id in by_node:
-            result[node_id] = by_node[node_id]
-        elif mangle_node_id(node_id) in by_mangled:
-            result[node_id] = by_mangled[mangle_node_id(node_id)]
-        elif under := [o for n, o in by_node.items() if n.startswith((f"{node_id}[", f"{node_id}::"))]:
-            # A function listed without its parameters, or a whole class or file: the worst
-            # of the tests it holds.
-            result[node_id] = max(under, key=_SEVERITY.__getitem__)
-        elif mangle_node_id(node_file(node_id))[1] in broken_modules:
-            result[node_id] = "error"
-        else:
-            result[node_id] = "missing"
-    return result
 
 
 @dataclass(frozen=True)
@@ -380,12 +251,12 @@ class GradeResult:
         }
 
 
-def grade(task: Task, outcomes: Mapping[str, Outcome], log: str = "") -> GradeResult:
-    """Combine parsed outcomes (and the script's output, for its status lines) into a result."""
+def grade(task: Task, outcomes: Mapping[str, Outcome], status: Mapping[str, str] | None = None) -> GradeResult:
+    """Combine per-test outcomes (and grading status notes) into a result."""
     return GradeResult(
         instance_id=task.instance_id,
         outcomes=dict(outcomes),
         fail_to_pass=tuple(task.FAIL_TO_PASS),
         pass_to_pass=tuple(task.PASS_TO_PASS),
-        status=parse_grade_log(log),
+        status=dict(status or {}),
     )

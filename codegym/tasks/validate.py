@@ -26,8 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codegym.sandbox.base import ExecResult
 from codegym.tasks.gitrepo import GIT_ENV
-from codegym.tasks.grading import GradeResult, build_grading_script, grade, parse_junit_xml
+from codegym.tasks.grading import GradeResult, GradingError, GradingOptions, run_grading
 from codegym.tasks.task import Task
 from codegym.tasks.workspace import workspace_archive
 
@@ -55,6 +56,31 @@ def _extract(archive: Path, dest: Path) -> None:
             tar.extractall(dest)
 
 
+class HostIO:
+    """`GradingIO` on this host: commands run in `workdir` as the current user (no second user
+    here: validation grades the task's own reference, not an agent)."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+
+    def write(self, path: str, data: bytes) -> None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_bytes(data)
+
+    def run(self, cmd: str, *, stdin: bytes = b"", as_grader: bool = False, timeout: float = 600.0):
+        # Entry-point plugins of the host's environment are not part of any task.
+        env = {**os.environ, **GIT_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        try:
+            proc = subprocess.run(["bash", "-c", cmd], input=stdin, capture_output=True, env=env,
+                                  timeout=timeout, cwd=self.workdir)
+            return ExecResult(proc.returncode, proc.stdout.decode("utf-8", "replace"),
+                              proc.stderr.decode("utf-8", "replace"))
+        except subprocess.TimeoutExpired as e:
+            return ExecResult(-9, (e.stdout or b"").decode("utf-8", "replace"),
+                              (e.stderr or b"").decode("utf-8", "replace") + f"\ntimed out after {timeout}s",
+                              timed_out=True)
+
+
 def run_grading_locally(
     task: Task,
     workspace: Path,
@@ -63,38 +89,12 @@ def run_grading_locally(
     python: str = sys.executable,
     timeout_s: float = 300,
 ) -> tuple[GradeResult, str]:
-    """Grade `agent_patch` in an extracted `workspace` on this host, with the same script
-    the env runs in its sandbox. Returns the result and the script's output."""
+    """Grade `agent_patch` in an extracted `workspace` on this host, with the same preparation,
+    runner and collector the env uses in its sandbox. Returns the result and the log."""
     grade_dir = workspace.parent / f"{workspace.name}-grade"
-    grade_dir.mkdir()
-    (grade_dir / "agent.diff").write_text(agent_patch, encoding="utf-8")
-    (grade_dir / "test.diff").write_text(task.test_patch, encoding="utf-8")
-    script = build_grading_script(
-        task,
-        agent_patch=str(grade_dir / "agent.diff"),
-        test_patch=str(grade_dir / "test.diff"),
-        junit_xml=str(grade_dir / "junit.xml"),
-        workdir=str(workspace),
-        python=python,
-    )
-    (grade_dir / "grade.sh").write_text(script, encoding="utf-8")
-    # Entry-point plugins of the host's environment are not part of any task.
-    env = {**os.environ, **GIT_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    try:
-        proc = subprocess.run(
-            ["bash", str(grade_dir / "grade.sh")],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=timeout_s,
-            stdin=subprocess.DEVNULL,
-        )
-        log = proc.stdout + proc.stderr
-    except subprocess.TimeoutExpired as e:
-        log = f"{e.stdout or ''}{e.stderr or ''}\ntimed out after {timeout_s}s"
-    junit = grade_dir / "junit.xml"
-    xml = junit.read_bytes() if junit.exists() else None
-    return grade(task, parse_junit_xml(xml, task.tests_to_run()), log), log
+    options = GradingOptions(timeout_s=timeout_s, python=python, kill_strays=False)
+    return run_grading(task, agent_patch, HostIO(workspace), grade_dir=str(grade_dir), workdir=str(workspace),
+                       options=options)
 
 
 def _reachable_refs(workspace: Path, refs: Iterable[str]) -> list[str]:
@@ -116,6 +116,17 @@ def _reachable_refs(workspace: Path, refs: Iterable[str]) -> list[str]:
         for ref, line in zip(refs, proc.stdout.splitlines(), strict=False)
         if not line.endswith(" missing")
     ]
+
+
+def _stop_cause(label: str, status) -> str:
+    """Which grading stage stopped the run, in words, with the raw status after it."""
+    if status.get("agent_patch") not in ("applied", "empty"):
+        what = f"the {label} patch does not apply"
+    elif status.get("test_patch") != "applied":
+        what = "the test patch (hidden tests) does not apply"
+    else:
+        what = "grading stopped early"
+    return f"{what} (grading status {dict(status)})"
 
 
 def _describe(result: GradeResult, ids: Iterable[str]) -> str:
@@ -150,15 +161,17 @@ def validate_task_locally(
                 leaked = _reachable_refs(ws, task.upstream_refs)
                 if leaked:
                     res.problems.append(f"upstream refs reachable from the workspace: {leaked}")
-            result, log = run_grading_locally(task, ws, patch, python=python, timeout_s=timeout_s)
+            try:
+                result, log = run_grading_locally(task, ws, patch, python=python, timeout_s=timeout_s)
+            except GradingError as e:
+                res.problems.append(f"{label}: {e}")
+                continue
             setattr(res, label, result)
             if result.status.get("test_patch") != "applied" or result.status.get("agent_patch") not in (
                 "applied",
                 "empty",
             ):
-                res.problems.append(
-                    f"{label}: grading script stopped early: {dict(result.status)}\n{log[-2000:]}"
-                )
+                res.problems.append(f"{label}: {_stop_cause(label, result.status)}\n{log[-2000:]}")
                 continue
             if label == "empty":
                 bad_f2p = [i for i in task.FAIL_TO_PASS if result.outcomes[i] == "passed"]

@@ -1,23 +1,17 @@
-"""The grading script and the JUnit parser, run for real on a host copy of the workspace."""
+"""Grading (preparation, the graded run, the stream collector), run for real on a host copy of the workspace."""
 
 from __future__ import annotations
 
 import io
+import json
 import py_compile
-import shutil
 import subprocess
 import tarfile
 
 import pytest
 
-from codegym.tasks.grading import (
-    build_diff_script,
-    build_grading_script,
-    grade,
-    mangle_node_id,
-    parse_grade_log,
-    parse_junit_xml,
-)
+from codegym.tasks.grade_stream import collect
+from codegym.tasks.grading import GradingError, build_diff_script, grade
 from codegym.tasks.validate import run_grading_locally
 from codegym.tasks.workspace import prepare_workspace
 
@@ -45,7 +39,8 @@ def _grade(task, ws, diff):
 def test_empty_submission_fails_and_reference_passes(calc_repo, workspace):
     task = calc_repo.task
     empty, log = _grade(task, workspace(), "")
-    assert empty.status == {"agent_patch": "empty", "test_patch": "applied", "tests": "exit=1"}, log
+    assert (empty.status["agent_patch"], empty.status["test_patch"], empty.status["stream"]) == (
+        "empty", "applied", "complete"), log
     assert empty.outcomes == {
         "tests/test_add.py::test_add": "failed",
         "tests/test_calc.py::test_mul": "passed",
@@ -139,7 +134,7 @@ def test_planted_bytecode_is_removed(calc_repo, workspace, tmp_path):
 def test_a_patch_that_does_not_apply_scores_zero(calc_repo, workspace):
     bad = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,1 +1,1 @@\n-nope\n+yes\n"
     result, log = _grade(calc_repo.task, workspace(), bad)
-    assert result.status == {"agent_patch": "failed"}, log
+    assert result.status["agent_patch"] == "failed", log
     assert set(result.outcomes.values()) == {"missing"} and result.score == 0.0
 
 
@@ -193,7 +188,7 @@ def test_only_listed_tests_run_and_parametrized_ids_aggregate(calc_repo, workspa
     result, log = _grade(task, ws, "")
     assert result.outcomes["tests/test_more.py::test_param[1]"] == "passed", log
     assert result.outcomes["tests/test_more.py::test_param"] == "failed"  # worst of [1] and [2]
-    assert "test_unlisted" not in (ws.parent / f"{ws.name}-grade" / "junit.xml").read_text()
+    assert "must not run" not in log
 
 
 def test_diff_script_captures_the_agents_work(calc_repo, workspace):
@@ -219,65 +214,115 @@ def test_diff_script_captures_the_agents_work(calc_repo, workspace):
     assert result.resolved, log
 
 
-def test_script_shape(calc_repo):
-    script = build_grading_script(calc_repo.task, timeout_s=60)
-    assert script.startswith("#!/usr/bin/env bash")
-    assert "-p no:cacheprovider" in script and '-o addopts=""' in script and "--junitxml=" in script
-    assert "timeout -k 10 60 python" in script
-    assert f"BASE={calc_repo.base}" in script
-    assert "tests/test_add.py::test_add" in script  # the listed ids travel inside the script
-    assert shutil.which("bash")
+def test_a_test_patch_that_does_not_apply_is_an_environment_error(calc_repo, workspace):
+    stale = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,1 +1,1 @@\n-nope\n+yes\n"
+    with pytest.raises(GradingError, match="do not apply"):
+        _grade(calc_repo.task.replace(test_patch=stale), workspace(), "")
 
 
-def test_parse_grade_log():
-    log = "noise\nCODEGYM_GRADE agent_patch applied\nCODEGYM_GRADE tests exit=0\n"
-    assert parse_grade_log(log) == {"agent_patch": "applied", "tests": "exit=0"}
+def test_agent_files_in_test_dirs_and_startup_files_are_removed(calc_repo, workspace):
+    """A new file under tests/, a .pth and a dist-info entry point would all run before the tests."""
+    force = "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n"
+    diff = _new_files({"tests/__init__.py": force, "tests/helpers.py": force, "evil.pth": "import os\n",
+                       "forge-1.0.dist-info/entry_points.txt": "[pytest11]\nforge = tests.helpers\n",
+                       "forge-1.0.dist-info/METADATA": "Name: forge\nVersion: 1.0\n"})
+    result, log = _grade(calc_repo.task, workspace(), diff)
+    assert result.status["agent_patch"] == "applied", log
+    assert result.outcomes["tests/test_add.py::test_add"] == "failed", log
 
 
-XML = """<?xml version="1.0" encoding="utf-8"?>
-<testsuites><testsuite name="pytest">
-  <testcase classname="tests.test_a" name="test_ok" time="0.1"/>
-  <testcase classname="tests.test_a.TestK" name="test_m[x-1]" time="0.1"><failure message="boom"/></testcase>
-  <testcase classname="tests.test_a" name="test_skip"><skipped type="pytest.skip" message="s"/></testcase>
-  <testcase classname="tests.test_a" name="test_twice"/>
-  <testcase classname="tests.test_a" name="test_twice"><error message="teardown"/></testcase>
-  <testcase classname="" name="tests.test_broken"><error message="collection failure"/></testcase>
-  <testcase classname="tests.test_p" name="test_tagged">
-    <properties><property name="codegym_nodeid" value="tests/test_p.py::test_tagged"/></properties>
-    <failure/>
-  </testcase>
-</testsuite></testsuites>"""
+def test_graded_files_and_functions_get_fresh_names(calc_repo, workspace):
+    result, log = _grade(calc_repo.task, workspace(), "")
+    renamed = json.loads(result.status["renamed"])
+    assert renamed["files"] == 2 and renamed["functions"] == 2, renamed
+    assert "test_add.py" not in log and "::test_add" not in log, log
 
 
-def test_parse_junit_xml():
-    ids = [
-        "tests/test_a.py::test_ok",
-        "tests/test_a.py::TestK::test_m[x-1]",
-        "tests/test_a.py::test_skip",
-        "tests/test_a.py::test_twice",
-        "tests/test_broken.py::test_any",
-        "tests/test_p.py::test_tagged",
-        "tests/test_a.py::test_gone",
-    ]
-    assert parse_junit_xml(XML, ids) == {
-        "tests/test_a.py::test_ok": "passed",
-        "tests/test_a.py::TestK::test_m[x-1]": "failed",
-        "tests/test_a.py::test_skip": "skipped",
-        "tests/test_a.py::test_twice": "error",
-        "tests/test_broken.py::test_any": "error",
-        "tests/test_p.py::test_tagged": "failed",
-        "tests/test_a.py::test_gone": "missing",
-    }
-    assert parse_junit_xml(XML)["tests/test_p.py::test_tagged"] == "failed"
-    assert parse_junit_xml(None, ["a.py::t"]) == {"a.py::t": "missing"}
-    assert parse_junit_xml("<not xml", ["a.py::t"]) == {"a.py::t": "missing"}
-    assert mangle_node_id("tests/sub/test_a.py::TestK::test_m[a/b::c]") == (
-        "tests.sub.test_a.TestK",
-        "test_m[a/b::c]",
-    )
+def _new_files(files: dict[str, str]) -> str:
+    out = []
+    for path, text in files.items():
+        lines = text.splitlines()
+        out.append(f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+                   f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines))
+    return "".join(out)
+
+
+N = "nonce1"
+
+
+def _ev(kind, **kw):
+    return json.dumps({"e": kind, "n": N, **kw})
+
+
+def _stream(*events):
+    return "\n".join(events) + "\n"
+
+
+GOOD = [_ev("hello"), _ev("collected", ids=["t.py::a", "t.py::b[1]", "t.py::b[2]"]),
+        _ev("start", id="t.py::a"), _ev("phase", id="t.py::a", when="setup", exc=None),
+        _ev("phase", id="t.py::a", when="call", exc=None), _ev("phase", id="t.py::a", when="teardown", exc=None),
+        _ev("end", id="t.py::a"),
+        _ev("start", id="t.py::b[1]"), _ev("phase", id="t.py::b[1]", when="setup", exc=None),
+        _ev("phase", id="t.py::b[1]", when="call", exc="AssertionError"), _ev("end", id="t.py::b[1]"),
+        _ev("start", id="t.py::b[2]"), _ev("phase", id="t.py::b[2]", when="setup", exc="Skipped", skip=True),
+        _ev("end", id="t.py::b[2]"), _ev("finish", exitstatus=1)]
+
+
+def test_collector_reads_a_consistent_stream():
+    outcomes, status = collect(_stream(*GOOD), N, ["t.py::a", "t.py::b[1]", "t.py::b[2]", "t.py::b", "t.py::c"])
+    assert outcomes == {"t.py::a": "passed", "t.py::b[1]": "failed", "t.py::b[2]": "skipped", "t.py::b": "failed",
+                        "t.py::c": "missing"}
+    assert status == {"stream": "complete", "pytest_exit": "1"}
+
+
+@pytest.mark.parametrize("broken", [
+    GOOD[:5] + [_ev("phase", id="t.py::a", when="call", exc=None)] + GOOD[5:],   # a phase twice
+    GOOD[:2] + [_ev("start", id="t.py::zzz")] + GOOD[2:],                         # never collected
+    GOOD + [_ev("phase", id="t.py::a", when="call", exc=None)],                  # after finish
+    [GOOD[0], GOOD[1], json.dumps({"e": "start", "id": "t.py::a"})] + GOOD[3:],  # no nonce
+    GOOD[:3] + ["garbage"] + GOOD[3:],                                            # not an event
+    GOOD[:2] + GOOD[7:] + GOOD[2:7],                                              # a test started twice
+    GOOD[:6] + GOOD[7:],                                                          # start while one runs
+], ids=["phase-twice", "uncollected", "after-finish", "no-nonce", "garbage", "twice", "overlap"])
+def test_an_inconsistent_stream_fails_every_test(broken):
+    outcomes, status = collect(_stream(*broken), N, ["t.py::a", "t.py::b[1]"])
+    assert set(outcomes.values()) == {"error"} and status["stream"].startswith("inconsistent"), status
+
+
+def test_a_stream_that_stops_early_is_never_a_pass():
+    outcomes, status = collect(_stream(*GOOD[:6]), N, ["t.py::a"])
+    assert outcomes == {"t.py::a": "missing"} and status["stream"] == "incomplete"
+    outcomes, status = collect("", N, ["t.py::a"])
+    assert outcomes == {"t.py::a": "missing"} and status["stream"] == "empty"
+
+
+def test_a_tampered_phase_fails_the_test():
+    tampered = GOOD[:4] + [_ev("phase", id="t.py::a", when="call", exc=None, tampered="swapped")] + GOOD[5:]
+    outcomes, status = collect(_stream(*tampered), N, ["t.py::a"])
+    assert outcomes == {"t.py::a": "failed"} and "swapped" in status["tampering"]
 
 
 def test_grade_counts(calc_repo):
     task = calc_repo.task
     result = grade(task, {"tests/test_add.py::test_add": "passed", "tests/test_calc.py::test_mul": "failed"})
     assert (result.f2p_fraction, result.p2p_fraction, result.resolved) == (1.0, 0.0, False)
+
+
+def test_the_project_comes_first_even_where_pytest_preloaded_a_namesake(tmp_path):
+    """pytest imports `iniconfig` from site-packages before any test: a project of that name is
+    still graded as itself, not as the installed copy."""
+    from codegym.tasks.gitrepo import Commit, build_repo
+    from codegym.tasks.task import Task
+
+    test = "import iniconfig\n\n\ndef test_own():\n    assert iniconfig.PROJECT == 'mine'\n"
+    repo = tmp_path / "iniconfig.git"
+    (base,) = build_repo(repo, [Commit("init", {"iniconfig/__init__.py": "PROJECT = 'mine'\n",
+                                                "tests/test_base.py": "def test_ok():\n    pass\n"})])
+    task = Task(instance_id="shadow-1", repo=str(repo), base_commit=base, problem_statement="-",
+                test_patch=_new_files({"tests/test_own.py": test}), FAIL_TO_PASS=("tests/test_own.py::test_own",),
+                patch="")
+    ws = tmp_path / "ws"
+    with tarfile.open(fileobj=io.BytesIO(prepare_workspace(task))) as tar:
+        tar.extractall(ws, filter="data")
+    result, log = _grade(task, ws, "")
+    assert result.outcomes == {"tests/test_own.py::test_own": "passed"}, log
