@@ -295,6 +295,8 @@ def main() -> None:
                 traj_ids=b["traj"],
                 state_keys=b["state"],
                 gamma=0.95,
+                mode="mean_norm",  # verl-agent's defaults, as the loops compute
+                stats_over="steps",
                 **common,
             ),
             lambda: loop_gigpo(b),
@@ -308,6 +310,8 @@ def main() -> None:
                 traj_ids=ids["traj"],
                 state_keys=ids["state"],
                 gamma=0.95,
+                mode="mean_norm",
+                stats_over="steps",
                 response_mask=b["mask"],
                 group_ids=ids["uid"],
             ),

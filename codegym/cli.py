@@ -4,18 +4,28 @@
     codegym images build           # build the sandbox images (offline bootstrap if needed)
     codegym sandbox gc             # remove leftover containers of dead runs
     codegym demo                   # build, warm a pool, run commands, print timings
+    codegym serve --model tiny     # an OpenAI-compatible server that records token ids
     codegym sft CONFIG.yaml        # behaviour cloning from oracle episodes (a warm start)
     codegym train CONFIG.yaml      # RL training (ppo, grpo, gigpo, tree_grpo, gdpo, gd2po)
     codegym main                   # the main job: sft + train + eval + report on the toy suite
+
+A mistake (an unknown task id or agent, a missing file, a bad config) prints one line and
+exits with code 2; `--debug` (anywhere on the line) shows the traceback instead. Text that
+comes from tasks, tests or exceptions is printed without rich markup: node ids such as
+`test_x[a-1 Bytes]` would otherwise be eaten as style tags.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+
+from codegym.tasks.cli import REPOS_DIR_HELP
 
 app = typer.Typer(help="codegym: coding tasks as Gymnasium envs in Docker sandboxes.", no_args_is_help=True)
 images_app = typer.Typer(help="Sandbox images.", no_args_is_help=True)
@@ -25,6 +35,37 @@ app.add_typer(sandbox_app, name="sandbox")
 tasks_app = typer.Typer(help="Task suites.", no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
 console = Console(soft_wrap=True)
+_DEBUG = {"on": bool(os.environ.get("CODEGYM_DEBUG"))}
+
+#: exceptions that mean the command line asked for something that is not there (exit code 2).
+USER_ERRORS = (ValueError, LookupError, FileNotFoundError, NotADirectoryError, IsADirectoryError)
+
+
+@app.callback()
+def _options(debug: bool = typer.Option(False, "--debug", help="On an error, show the whole traceback.")) -> None:
+    if debug:
+        _DEBUG["on"] = True
+
+
+def say(text: str, style: str | None = None) -> None:
+    """Print `text` as it is: no rich markup, no highlighting (see the module docstring)."""
+    console.print(text, style=style, markup=False, highlight=False)
+
+
+def _use_repos_dir(repos_dir: str | None) -> None:
+    """`--repos-dir`: where "owner/name" task repos live (see `codegym.tasks.cli.use_repos_dir`)."""
+    from codegym.tasks.cli import use_repos_dir
+
+    try:
+        use_repos_dir(repos_dir)
+    except FileNotFoundError as exc:
+        raise fail(str(exc)) from exc
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """One line on stderr; raise the result: `raise fail("unknown ...")`."""
+    Console(stderr=True, soft_wrap=True).print(f"codegym: {message}", style="red", markup=False, highlight=False)
+    return typer.Exit(code)
 
 
 def _client():
@@ -33,8 +74,7 @@ def _client():
     try:
         return docker_client()
     except SandboxError as exc:
-        console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from exc
+        raise fail(str(exc)) from exc
 
 
 @images_app.command("build")
@@ -47,7 +87,7 @@ def images_build(
     from codegym.sandbox.images import build_image
 
     tag = build_image(_client(), name, base_image=base_image, force=force)
-    console.print(tag)
+    say(tag)
 
 
 @images_app.command("list")
@@ -75,8 +115,8 @@ def sandbox_gc(
 
     removed = reap(_client(), everything=everything)
     for name in removed:
-        console.print(f"removed {name}")
-    console.print(f"{len(removed)} container(s) removed")
+        say(f"removed {name}")
+    say(f"{len(removed)} container(s) removed")
 
 
 @app.command()
@@ -89,7 +129,7 @@ def doctor() -> None:
     for check in run_checks():
         ok &= check.ok or not check.required
         status = "[green]ok[/green]" if check.ok else ("[red]missing[/red]" if check.required else "[yellow]optional[/yellow]")
-        table.add_row(check.name, status, check.detail if check.ok else check.fix)
+        table.add_row(check.name, status, escape(check.detail if check.ok else check.fix))
     console.print(table)
     raise typer.Exit(0 if ok else 1)
 
@@ -101,43 +141,49 @@ def tasks_validate(
     workers: int = typer.Option(4, help="Episodes in parallel."),
     limit: int = typer.Option(None, help="Only the first N tasks."),
     local: bool = typer.Option(False, help="Grade on the host (no sandbox) with codegym.tasks.validate."),
+    repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP),
 ) -> None:
     """Check every task: the reference solution scores 1, an immediate submit scores 0.
 
     By default through real env episodes in sandboxes: the oracle applies the reference patch
     with the bash tool and submits; an empty agent submits at once; the grader decides.
     """
+    _use_repos_dir(repos_dir)
     if local:
         from codegym.tasks.cli import validate as validate_on_host
 
-        validate_on_host(suite, jobs=workers, ids="", limit=limit or 0, verbose=False)
+        validate_on_host(suite, jobs=workers, ids="", limit=limit or 0, verbose=False, repos_dir=None)
         return
     from codegym.evaluation import validate_suite
 
-    report = validate_suite(suite, backend=backend, workers=workers, progress=True, limit=limit)
+    report = validate_suite(suite, backend=backend, workers=workers, progress=True, limit=limit, repos_dir=repos_dir)
     for task_id, why in report.failures:
-        console.print(f"[red]FAIL[/red] {task_id}: {why}")
-    console.print(f"{suite}: {report.n_tasks - len({t for t, _ in report.failures})}/{report.n_tasks} tasks valid "
-                  f"({report.seconds:.0f} s)")
+        console.print(f"[red]FAIL[/red] {escape(task_id)}: {escape(why)}", highlight=False)
+    say(f"{suite}: {report.n_tasks - len({t for t, _ in report.failures})}/{report.n_tasks} tasks valid "
+        f"({report.seconds:.0f} s)")
     raise typer.Exit(0 if report.ok else 1)
 
 
 @tasks_app.command("show")
-def tasks_show(suite: str, instance_id: str) -> None:
+def tasks_show(suite: str, instance_id: str,
+               repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP)) -> None:
     """Print one task as JSON."""
     from codegym.tasks.cli import show
 
-    show(suite, instance_id)
+    show(suite, instance_id, repos_dir=repos_dir)
 
 
 @tasks_app.command("list")
-def tasks_list(suite: str = typer.Argument(..., help="A built-in suite or a JSONL path.")) -> None:
+def tasks_list(suite: str = typer.Argument(..., help="A built-in suite or a JSONL path."),
+               repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP)) -> None:
     """List the tasks of a suite."""
     from codegym.tasks.loader import load_tasks
 
+    _use_repos_dir(repos_dir)
     table = Table("instance_id", "FAIL_TO_PASS", "PASS_TO_PASS", "visible tests")
     for t in load_tasks(suite):
-        table.add_row(t.instance_id, str(len(t.FAIL_TO_PASS)), str(len(t.PASS_TO_PASS)), str(len(t.visible_tests)))
+        table.add_row(escape(t.instance_id), str(len(t.FAIL_TO_PASS)), str(len(t.PASS_TO_PASS)),
+                      str(len(t.visible_tests)))
     console.print(table)
 
 
@@ -157,33 +203,64 @@ def eval_cmd(
     tokenizer: str = typer.Option(None, help="With a URL --agent: complete token ids with this tokenizer."),
     max_new_tokens: int = typer.Option(512, help="Model agents: tokens per turn."),
     temperature: float = typer.Option(1.0, help="Model agents: sampling temperature."),
+    adapter: str = typer.Option(None, help="Evaluate a trained LoRA adapter directory (a checkpoint's policy/, "
+                                "`codegym sft`'s OUT/policy) on the base it was trained on."),
+    base: str = typer.Option(None, help="With --adapter: the base model (default: from the run's config.yaml)."),
+    config: str = typer.Option(None, help="With --adapter: the training config it was trained with."),
+    predictions: str = typer.Option(None, help="Also write SWE-bench predictions (instance_id, model_name_or_path, "
+                                    "model_patch) of the final diffs here (.jsonl: one a line; else a JSON list)."),
+    repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP),
 ) -> None:
-    """Evaluate an agent on a suite: pass rate, and per-episode JSONL with --out."""
-    from codegym.evaluation import evaluate, make_agent
+    """Evaluate an agent on a suite: pass rate, and per-episode JSONL (with each final diff) with --out."""
+    import time
 
-    if agent not in ("oracle", "submit", "empty", "redteam"):
-        agent = make_agent(agent, None, model=model, tokenizer=tokenizer, max_new_tokens=max_new_tokens,
-                           temperature=temperature)
+    from codegym.evaluation import SCRIPTED_AGENTS, adapter_agent, evaluate, make_agent
+
+    _use_repos_dir(repos_dir)
+    model_name = adapter or model or agent
+
+    if adapter and agent != "oracle":
+        raise fail("--adapter and --agent both choose the agent: give one of them")
+    if (base or config) and not adapter:
+        raise fail("--base and --config go with --adapter")
+    sampling = {"max_new_tokens": max_new_tokens, "temperature": temperature}
+    is_model = bool(adapter) or agent not in SCRIPTED_AGENTS
+    if is_model:
+        t0 = time.monotonic()
+        say(f"eval: loading {adapter or agent} ...")
+        try:
+            agent = adapter_agent(adapter, base=base, config=config, **sampling) if adapter else \
+                make_agent(agent, None, model=model, tokenizer=tokenizer, **sampling)
+        except USER_ERRORS as exc:
+            raise fail(_message(exc)) from exc
+        say(f"eval: agent ready ({time.monotonic() - t0:.0f} s)")
     summary = evaluate(agent, suite, out, n_per_task=n, workers=workers, limit=limit,
-                       env_kwargs={"max_turns": max_turns, "honeypot": honeypot, "guards": guards})
+                       env_kwargs={"max_turns": max_turns, "honeypot": honeypot, "guards": guards},
+                       say=say if is_model else None, predictions=predictions, model_name=model_name)
+    _print_summary(summary)
+    if out:
+        say(f"wrote {out}/episodes.jsonl, summary.json, summary.md, hack_rates.png")
+    if predictions:
+        say(f"wrote SWE-bench predictions to {predictions}")
+
+
+def _print_summary(summary: dict) -> None:
     table = Table("metric", "value")
     for key, value in summary.items():
         if key != "hack_rates":
-            table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+            table.add_row(escape(key), escape(f"{value:.3f}" if isinstance(value, float) else str(value)))
     console.print(table)
     rates = Table("category", "attempt rate (episodes)", "flagged", "confirmed", "blocked", "recall vs labels")
     for category, row in summary["hack_rates"]["categories"].items():
         rate = row["attempt_rate"]
         recall = row["recall"]
-        rates.add_row(category, f"{rate['value'] or 0:.3f} ({rate['k']}/{rate['n']})", str(row["flagged_calls"]),
-                      str(row["confirmed_calls"]), str(row["blocked_calls"]),
+        rates.add_row(escape(category), f"{rate['value'] or 0:.3f} ({rate['k']}/{rate['n']})",
+                      str(row["flagged_calls"]), str(row["confirmed_calls"]), str(row["blocked_calls"]),
                       "-" if recall is None else f"{recall['value']:.3f} ({recall['k']}/{recall['n']})")
     console.print(rates)
     agreement = summary["hack_rates"]["agreement"]
     if agreement:
-        console.print(f"judge agreement with labels: {agreement['value']:.3f} ({agreement['k']}/{agreement['n']})")
-    if out:
-        console.print(f"wrote {out}/episodes.jsonl, summary.json, summary.md, hack_rates.png")
+        say(f"judge agreement with labels: {agreement['value']:.3f} ({agreement['k']}/{agreement['n']})")
 
 
 def _load_train_config(config: str, out: str | None, iterations: int | None, init_adapter: str | None = None):
@@ -199,27 +276,55 @@ def _load_train_config(config: str, out: str | None, iterations: int | None, ini
     try:
         return load_config(config, overrides)
     except (ConfigError, FileNotFoundError) as exc:
-        console.print(f"[red]{exc}[/red]")
+        say(str(exc), style="red")
         raise typer.Exit(2) from exc
+
+
+def _resume_run_dir(resume: str) -> str:
+    """The run directory a `--resume` path belongs to: the run itself, or the run whose
+    ``checkpoints/`` holds the checkpoint (a checkpoint elsewhere is its own run directory)."""
+    from codegym.trainer.checkpoint import find_checkpoint
+
+    try:
+        ckpt = find_checkpoint(resume)
+    except FileNotFoundError as exc:
+        console.print(f"--resume: {exc}", style="red", markup=False)
+        raise typer.Exit(2) from exc
+    return str(ckpt.parent.parent if ckpt.parent.name == "checkpoints" else ckpt)
 
 
 @app.command()
 def train(
     config: str = typer.Argument(..., help="A YAML training config (see examples/train_*.yaml)."),
-    resume: str = typer.Option(None, help="Continue from a checkpoint directory or a run directory."),
+    resume: str = typer.Option(None, help="Continue the run in this directory (a run directory or one of its "
+                               "checkpoints): new checkpoints and metrics go there too, unless --out is given."),
     out: str = typer.Option(None, help="Override run.out_dir."),
     iterations: int = typer.Option(None, help="Override run.iterations."),
     init_adapter: str = typer.Option(None, help="Override model.init_adapter (e.g. runs/sft/policy)."),
+    repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP),
 ) -> None:
-    """Train a LoRA policy on codegym envs (config: model, env, rollout, algorithm, optim, run)."""
-    from codegym.trainer.config import dump_config
-    from codegym.trainer.loop import Trainer
+    """Train a LoRA policy on codegym envs (config: model, env, rollout, algorithm, optim, run).
 
+    Exit codes: 0 done, 1 the run stopped (`TrainingError`: e.g. every episode of an iteration
+    was masked; the reasons are printed), 2 a bad config or --resume path.
+    """
+    from codegym.trainer.config import ConfigError, dump_config
+    from codegym.trainer.loop import Trainer, TrainingError
+
+    _use_repos_dir(repos_dir)
+    if resume and not out:
+        out = _resume_run_dir(resume)
     cfg = _load_train_config(config, out, iterations, init_adapter)
     dump_config(cfg, f"{cfg.run.out_dir}/config.yaml")
     trainer = Trainer(cfg, resume=resume)
     try:
         rows = trainer.train()
+    except TrainingError as exc:
+        console.print(f"training stopped: {exc}", style="red", markup=False)  # reasons may hold [brackets]
+        raise typer.Exit(1) from exc
+    except ConfigError as exc:  # found only once episodes come back (e.g. unknown reward components)
+        console.print(str(exc), style="red", markup=False)
+        raise typer.Exit(2) from exc
     finally:
         trainer.close()
     if rows:
@@ -241,21 +346,37 @@ def sft(
     tasks: str = typer.Option(None, help="Comma-separated task ids (default: env.tasks, else all)."),
     full: bool = typer.Option(None, help="Train every base weight (-> OUT/model, use as model.base) instead of "
                               "the policy adapter (-> OUT/policy); default: the config's sft.full."),
+    repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP),
 ) -> None:
-    """Behaviour cloning from compact oracle episodes: a warm start for `train` (model.init_adapter)."""
+    """Behaviour cloning from compact oracle episodes: a warm start for `train` (model.init_adapter).
+
+    Writes OUT/config.yaml too, so `codegym eval --adapter OUT/policy` finds the base."""
+    from codegym.progress import Heartbeat
+    from codegym.trainer.config import dump_config
     from codegym.trainer.sft import run_sft
 
+    _use_repos_dir(repos_dir)
     cfg = _load_train_config(config, None, None)
-    summary = run_sft(cfg, out, steps=steps if steps is not None else (cfg.sft.steps or 40),
-                      lr=cfg.sft.lr if lr is None else lr, batch_rows=cfg.sft.batch_rows if batch_rows is None else batch_rows,
-                      task_ids=tasks.split(",") if tasks else None, full=cfg.sft.full if full is None else full,
-                      target_success=cfg.sft.target_success if target_success is None else target_success,
-                      say=console.print)
+    dump_config(cfg, f"{out}/config.yaml")
+    last = {"line": "collecting oracle episodes, building the model"}
+
+    def report(line: str) -> None:
+        last["line"] = f"last: {line}"
+        say(line)
+
+    say(f"sft: collecting oracle episodes and building {cfg.model.base} ...")
+    with Heartbeat("sft", say, status=lambda: last["line"]):
+        summary = run_sft(cfg, out, steps=steps if steps is not None else (cfg.sft.steps or 40),
+                          lr=cfg.sft.lr if lr is None else lr,
+                          batch_rows=cfg.sft.batch_rows if batch_rows is None else batch_rows,
+                          task_ids=tasks.split(",") if tasks else None, full=cfg.sft.full if full is None else full,
+                          target_success=cfg.sft.target_success if target_success is None else target_success,
+                          say=report)
     made = f"base model {summary['base']} (model.base)" if "base" in summary else \
         f"adapter {summary['adapter']} (model.init_adapter)"
     success = "" if summary.get("success") is None else f", oracle success {summary['success']:.3f}"
-    console.print(f"sft: {summary['episodes']} oracle episodes, {summary['steps']} steps, loss "
-                  f"{summary['first_loss']} -> {summary['last_loss']}{success}; {made}")
+    say(f"sft: {summary['episodes']} oracle episodes, {summary['steps']} steps, loss "
+        f"{summary['first_loss']} -> {summary['last_loss']}{success}; {made}")
 
 
 @app.command("main")
@@ -269,7 +390,7 @@ def main_job(
 
     cfg = _load_train_config(config, out, iterations)
     report = run_main_job(cfg, console=console)
-    console.print(f"wrote {report}")
+    say(f"wrote {report}")
 
 
 @app.command()
@@ -282,11 +403,55 @@ def demo(
     run_demo(console, n_commands=commands)
 
 
-def main() -> None:
+@app.command()
+def serve(
+    model: str = typer.Option("tiny", help="tiny, tiny:small, a local model directory or a hub id."),
+    port: int = typer.Option(8000, help="Port on 127.0.0.1 (0: a free one)."),
+    adapter: str = typer.Option(None, help="Serve this peft adapter directory on the base."),
+    name: str = typer.Option(None, "--served-model-name", help="The model's name in requests (default: --model)."),
+    out: str = typer.Option(None, help="Also append every request's record (token ids, logprobs) to this JSONL."),
+) -> None:
+    """An OpenAI-compatible server on 127.0.0.1 that records exact token ids per session
+    (header X-Codegym-Session); see docs/integrations.md."""
+    from codegym.integrations.serve import CaptureServer, build_engine
+
+    say(f"serve: loading {model} ...")
+    server = CaptureServer(build_engine(model, adapter=adapter), model_name=name or model, port=port, out=out)
+    say(f"serve: {server.url} (model {server.model_name}); Ctrl-C stops")
     try:
-        app()
+        server.serve_forever()
+    finally:
+        server.stop()
+
+
+def _message(exc: BaseException) -> str:
+    """An exception as one line: its message (a KeyError's without the quotes), else its type."""
+    text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    lines = str(text).strip().splitlines()
+    first = lines[0] if lines else type(exc).__name__
+    return first if isinstance(exc, USER_ERRORS) else f"{type(exc).__name__}: {first}"
+
+
+def main() -> None:
+    """The `codegym` entry point: signal handlers first, then one line per error (see the module
+    docstring)."""
+    from codegym.sandbox.lifecycle import install_signal_handlers
+
+    install_signal_handlers()  # the main thread: pools create sandboxes on worker threads
+    args = sys.argv[1:]
+    if "--debug" in args:
+        _DEBUG["on"] = True
+        args = [a for a in args if a != "--debug"]
+    try:
+        app(args=args, prog_name="codegym")
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:
+        if _DEBUG["on"]:
+            raise
+        hint = "" if isinstance(exc, USER_ERRORS) else " (run with --debug for the traceback)"
+        print(f"codegym: {_message(exc)}{hint}", file=sys.stderr)
+        sys.exit(2 if isinstance(exc, USER_ERRORS) else 1)
 
 
 if __name__ == "__main__":

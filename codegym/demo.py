@@ -36,7 +36,8 @@ def run_demo(console: Console, n_commands: int = 200) -> dict:
         sb = pool.acquire()
         for cmd in ["python3 --version", "git --version", "python3 -m pytest --version", "id", "ls -la /workspace"]:
             r = sb.exec(cmd)
-            console.print(f"[dim]$ {cmd}[/dim]\n{r.output.strip()}")
+            console.print(f"[dim]$ {cmd}[/dim]")
+            console.print(r.output.strip(), markup=False, highlight=False)  # output may hold [brackets]
         execs = []
         for _ in track(range(n_commands), description="timing exec('true')", console=console):
             t = time.perf_counter()

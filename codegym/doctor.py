@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -25,10 +26,19 @@ def _docker() -> tuple[Check, object | None]:
         version = client.version().get("Version", "?")
         return Check("docker engine", True, f"Docker {version} reachable", ""), client
     except SandboxError as exc:
-        installed = shutil.which("dockerd") is not None
-        fix = ("start it: `dockerd > /var/log/dockerd.log 2>&1 &`" if installed
-               else "install and start it: `apt-get install -y docker.io && dockerd &`")
-        return Check("docker engine", False, str(exc), fix + " (or use the bubblewrap backend)"), None
+        return Check("docker engine", False, str(exc), _docker_fix()), None
+
+
+def _docker_fix() -> str:
+    """What to do when no engine answers: a DOCKER_HOST that points nowhere comes first."""
+    host = os.environ.get("DOCKER_HOST")
+    if host:
+        return (f"DOCKER_HOST is set to {host!r} and no engine answers there: point it at a running engine, "
+                "or `unset DOCKER_HOST` to use the local one (/var/run/docker.sock)")
+    installed = shutil.which("dockerd") is not None
+    fix = ("start it: `dockerd > /var/log/dockerd.log 2>&1 &`" if installed
+           else "install and start it: `apt-get install -y docker.io && dockerd &`")
+    return fix + "; an engine elsewhere: set DOCKER_HOST (or use the bubblewrap backend)"
 
 
 def _images(client) -> Check:

@@ -10,12 +10,16 @@ events, timings) and a summary; `validate_suite` checks that the reference solut
 
 from __future__ import annotations
 
+import difflib
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import gymnasium as gym
 
 from codegym.agents import OracleAgent, ScriptedAgent
 from codegym.antihack import HackEvent, HackRateReport, hack_rate_report, plot_report
@@ -36,27 +40,94 @@ class ValidationReport:
         return not self.failures
 
 
+class EpisodeEnd(gym.Wrapper):
+    """Keeps, per task id, what an episode's steps said: the final info (grading status, a
+    sandbox error) and the output of every command that failed. For the causes of failures."""
+
+    def __init__(self, env, sink: dict[str, dict[str, Any]]):
+        super().__init__(env)
+        self.sink = sink
+        self._task_id = ""
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        self._task_id = info.get("task_id", "")
+        self.sink[self._task_id] = {"failed_commands": [], "info": {}}
+        return obs, info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        end = self.sink[self._task_id]
+        if info.get("exit_code") not in (None, 0):
+            end["failed_commands"].append(info["new_messages"][-1]["content"])
+        if terminated or truncated:
+            end["info"] = info
+        return obs, reward, terminated, truncated, info
+
+
 def validate_suite(suite: str, backend: str = "auto", workers: int = 4, progress: bool = False,
-                   limit: int | None = None) -> ValidationReport:
-    """Oracle scores 1.0 and an immediate submit 0.0, on every task, through the env."""
+                   limit: int | None = None, repos_dir: str | Path | None = None) -> ValidationReport:
+    """Oracle scores 1.0 and an immediate submit 0.0, on every task, through the env; each
+    failure comes with its cause (`failure_cause`)."""
     t0 = time.monotonic()
-    tasks = list(load_tasks(suite, strict=True))[:limit]
+    tasks = list(load_tasks(suite, strict=True, repos_dir=repos_dir))[:limit]
     ids = [t.instance_id for t in tasks]
-
-    def make():
-        return CodingEnv(tasks, backend=backend)
-
+    by_id = {t.instance_id: t for t in tasks}
     report = ValidationReport(suite, len(tasks))
-    oracle = run_episodes(make, OracleAgent(tasks), ids, max_workers=workers, progress=progress)
-    empty = run_episodes(make, ScriptedAgent([]), ids, max_workers=workers, progress=progress)
-    for rec in oracle:
-        if rec.reward != 1.0:
-            report.failures.append((rec.task_id, f"reference scored {rec.reward} ({rec.error or rec.tests})"))
-    for rec in empty:
-        if rec.reward != 0.0 or rec.error:
-            report.failures.append((rec.task_id, f"empty submission scored {rec.reward} ({rec.error or rec.tests})"))
+    for label, agent, want in (("reference", OracleAgent(tasks), 1.0), ("empty submission", ScriptedAgent([]), 0.0)):
+        ends: dict[str, dict[str, Any]] = {}
+        records = run_episodes(lambda ends=ends: EpisodeEnd(CodingEnv(tasks, backend=backend), ends), agent, ids,
+                               max_workers=workers, progress=progress)
+        for rec in records:
+            if rec.reward != want or rec.error or not rec.train_mask:
+                cause = failure_cause(rec, ends.get(rec.task_id, {}), by_id[rec.task_id], should_pass=want == 1.0)
+                report.failures.append((rec.task_id, f"{label} scored {rec.reward}: {cause}"))
     report.seconds = time.monotonic() - t0
     return report
+
+
+def failure_cause(rec: EpisodeRecord, end: dict[str, Any], task, should_pass: bool) -> str:
+    """Why a validation episode did not score what it should, in the words `--local` uses:
+    an error, a patch that does not apply (with git's message), or the tests that did (not) pass."""
+    info = end.get("info") or {}
+    if rec.error:
+        return rec.error
+    if info.get("sandbox_error"):
+        return str(info["sandbox_error"])
+    failed = end.get("failed_commands") or []
+    if should_pass and failed:  # the oracle's `git apply` of the reference patch
+        return f"the reference patch does not apply in the workspace: {_last_lines(failed[0])}"
+    status = info.get("grade_status") or {}
+    stages = {"agent_patch": "the submitted diff does not apply in the grading sandbox",
+              "test_patch": "the test patch (hidden tests) does not apply", "workdir": "the workdir is missing"}
+    for stage, what in stages.items():
+        if status.get(stage) in ("failed", "missing"):
+            return f"{what} ({stage} {status[stage]})"
+    if status.get("tests") == "none":
+        return "none of the graded test files exists once the test patch is applied"
+    tests = rec.tests or {}
+    if should_pass:
+        bad = {i: tests.get(i, "missing") for i in task.tests_to_run() if tests.get(i) != "passed"}
+        return f"tests that do not pass with the reference patch: {_outcomes(bad)}" if bad else \
+            f"stopped: {rec.stop_reason}"
+    f2p = {i: tests[i] for i in task.FAIL_TO_PASS if tests.get(i) == "passed"}
+    p2p = {i: tests.get(i, "missing") for i in task.PASS_TO_PASS if tests.get(i) != "passed"}
+    parts = ([f"FAIL_TO_PASS tests pass without a fix: {_outcomes(f2p)}"] if f2p else []) + \
+        ([f"PASS_TO_PASS tests fail at base: {_outcomes(p2p)}"] if p2p else [])
+    return "; ".join(parts) or f"stopped: {rec.stop_reason}"
+
+
+def _outcomes(outcomes: dict[str, str], most: int = 5) -> str:
+    shown = ", ".join(f"{i}={o}" for i, o in list(outcomes.items())[:most])
+    return shown + (f" (+{len(outcomes) - most} more)" if len(outcomes) > most else "")
+
+
+def _last_lines(text: str, n: int = 3) -> str:
+    return " / ".join(line.strip() for line in text.strip().splitlines()[-n:])
+
+
+#: agents that need no model (`make_agent` names).
+SCRIPTED_AGENTS = ("oracle", "submit", "empty", "redteam")
 
 
 def make_agent(spec: str, tasks, *, model: str | None = None, tokenizer: str | None = None,
@@ -96,25 +167,124 @@ def make_agent(spec: str, tasks, *, model: str | None = None, tokenizer: str | N
 
         tok = build_tiny_tokenizer()
         return LLMAgent(TransformersEngine(build_tiny_model(tok), tok), tok, **sampling)
+    if (Path(spec) / "adapter_config.json").is_file():
+        return adapter_agent(spec, device=device, **sampling)
     if Path(spec).exists() or spec.count("/") == 1:
         engine = TransformersEngine.from_pretrained(spec, device=device)
         return LLMAgent(engine, engine.tokenizer, **sampling)
-    raise ValueError(f"unknown agent {spec!r}; use oracle, submit, redteam, tiny, a model directory or hub id "
-                     "(org/name), or an OpenAI-compatible URL with --model")
+    close = difflib.get_close_matches(spec, (*SCRIPTED_AGENTS, "tiny"), n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ValueError(f"unknown agent {spec!r}; {hint}use oracle, submit, redteam, tiny, a model directory or hub "
+                     "id (org/name), or an OpenAI-compatible URL with --model")
+
+
+class Tally:
+    """Episodes finished and turns taken so far, counted across an evaluation's threads."""
+
+    def __init__(self, total: int):
+        self.total, self.done, self.turns = total, 0, 0
+        self._lock = threading.Lock()
+
+    def add(self, done: int = 0, turns: int = 0) -> None:
+        with self._lock:
+            self.done += done
+            self.turns += turns
+
+    def status(self) -> str:
+        return f"{self.done}/{self.total} episodes done, {self.turns} turns taken"
+
+
+class TurnCounter(gym.Wrapper):
+    """Counts every step of the wrapped env into a `Tally` (progress of long episodes)."""
+
+    def __init__(self, env, tally: Tally):
+        super().__init__(env)
+        self.tally = tally
+
+    def step(self, action):
+        out = self.env.step(action)
+        self.tally.add(turns=1)
+        return out
+
+
+def adapter_agent(adapter: str | Path, *, base: str | None = None, config: str | Path | None = None,
+                  device: str | None = None, **sampling: Any) -> Any:
+    """An `LLMAgent` on a trained LoRA adapter directory with the base it was trained on.
+
+    An adapter is a checkpoint's ``policy/`` or `codegym sft`'s ``OUT/policy``. Its base and
+    model settings come from `config` (a training config), else from the ``config.yaml`` of the
+    run it belongs to (in the adapter's directory or one of its two parents), else from the
+    adapter's own ``base_model_name_or_path``; `base` overrides the base model. The LoRA rank,
+    alpha and target modules are the adapter's own.
+    """
+    from dataclasses import replace
+
+    from codegym.agents import LLMAgent
+    from codegym.agents.engines import TransformersEngine
+    from codegym.trainer.models import POLICY, build_models
+
+    path = Path(adapter)
+    if not (path / "adapter_config.json").is_file():
+        raise FileNotFoundError(f"{adapter} is not a LoRA adapter directory (no adapter_config.json); a "
+                                "checkpoint's adapter is CHECKPOINT/policy, `codegym sft`'s OUT/policy")
+    lora = json.loads((path / "adapter_config.json").read_text())
+    model = _adapter_base(path, lora, base, config)
+    targets = lora.get("target_modules") or model.target_modules
+    model = replace(model, init_adapter=str(path), critic="none", lora_r=int(lora.get("r", model.lora_r)),
+                    lora_alpha=int(lora.get("lora_alpha", model.lora_alpha)),
+                    target_modules=sorted(targets) if isinstance(targets, (list, set, tuple)) else model.target_modules,
+                    device=device or model.device)
+    models = build_models(model, critic="none")
+    models.model.eval()
+    return LLMAgent(TransformersEngine(models.model, models.tokenizer, adapter_name=POLICY), models.tokenizer,
+                    **sampling)
+
+
+def _adapter_base(path: Path, lora: dict[str, Any], base: str | None, config: str | Path | None):
+    """The `ModelConfig` an adapter was trained with (see `adapter_agent`)."""
+    from dataclasses import replace
+
+    from codegym.trainer.config import ModelConfig, load_config
+
+    if config is None:
+        config = next((d / "config.yaml" for d in (path, path.parent, path.parent.parent)
+                       if (d / "config.yaml").is_file()), None)
+    model = load_config(config).model if config is not None else None
+    if base:
+        return replace(model or ModelConfig(), base=base)
+    if model is not None:
+        return model
+    if lora.get("base_model_name_or_path"):
+        return ModelConfig(base=lora["base_model_name_or_path"])
+    raise ValueError(f"cannot tell which base model adapter {path} was trained on: no config.yaml beside it or "
+                     "in its run; pass --base (tiny, a model directory or hub id) or --config (its training config)")
 
 
 def evaluate(agent: Any, suite: str, out_dir: str | Path | None = None, n_per_task: int = 1, workers: int = 4,
              limit: int | None = None, env_kwargs: dict[str, Any] | None = None, progress: bool = True,
-             make_env: Callable[[list], Any] | None = None) -> dict[str, Any]:
-    """Run `agent` on every task of `suite`; returns the summary, writes JSONL if `out_dir`."""
-    import gymnasium as gym
+             make_env: Callable[[list], Any] | None = None,
+             say: Callable[[str], None] | None = None, repos_dir: str | Path | None = None,
+             predictions: str | Path | None = None, model_name: str = "codegym") -> dict[str, Any]:
+    """Run `agent` on every task of `suite`; returns the summary, writes JSONL if `out_dir`
+    (one line per episode, with its final `diff`).
 
-    tasks = list(load_tasks(suite))[:limit]
+    With `say`, progress goes there as plain lines (instead of a live bar): one per finished
+    episode, and every 10 s the episodes done and turns taken so far. With `predictions`, the
+    final diffs are also written as SWE-bench predictions (`write_predictions`). `repos_dir` is
+    where "owner/name" repos are found (default `$CODEGYM_REPOS_DIR`).
+    """
+    import contextlib
+
+    from codegym.progress import Heartbeat
+
+    tasks = list(load_tasks(suite, repos_dir=repos_dir))[:limit]
     ids = [t.instance_id for t in tasks]
     if isinstance(agent, str):
         agent = make_agent(agent, tasks)
     kwargs = dict(env_kwargs or {})
-    factory = make_env or (lambda: gym.make("codegym/Tasks-v0", tasks=tasks, **kwargs))
+    make_one = make_env or (lambda: gym.make("codegym/Tasks-v0", tasks=tasks, **kwargs))
+    tally = Tally(len(ids) * n_per_task)
+    factory = (lambda: TurnCounter(make_one(), tally)) if say else make_one
     out = Path(out_dir) if out_dir else None
     sink = None
     if out:
@@ -125,14 +295,22 @@ def evaluate(agent: Any, suite: str, out_dir: str | Path | None = None, n_per_ta
         if sink:
             sink.write(json.dumps(rec.to_dict()) + "\n")
             sink.flush()
+        if say:
+            tally.add(done=1)
+            say(f"eval: {tally.done}/{tally.total} {rec.task_id}: reward {rec.reward:.2f}, {rec.turns} turns, "
+                f"{rec.wall_s:.0f} s" + (f" ({rec.error})" if rec.error else ""))
 
     t0 = time.monotonic()
+    beat = Heartbeat("eval", say, status=tally.status) if say else contextlib.nullcontext()
     try:
-        records = run_episodes(factory, agent, ids, n_per_task=n_per_task, max_workers=workers,
-                               progress=progress, on_record=write)
+        with beat:
+            records = run_episodes(factory, agent, ids, n_per_task=n_per_task, max_workers=workers,
+                                   progress=progress and say is None, on_record=write)
     finally:
         if sink:
             sink.close()
+    if predictions:
+        write_predictions(records, predictions, model_name)
     summary = summarize(records)
     summary["suite"], summary["seconds"] = suite, time.monotonic() - t0
     report = hack_report(records)
@@ -142,6 +320,30 @@ def evaluate(agent: Any, suite: str, out_dir: str | Path | None = None, n_per_ta
         plot_report(report, str(out / "hack_rates.png"), title=f"Hack attempt rate by category ({suite})")
         (out / "summary.md").write_text(summary_markdown(summary, report))
     return summary
+
+
+def write_predictions(records: list[EpisodeRecord], path: str | Path, model_name: str = "codegym") -> int:
+    """SWE-bench predictions of the episodes' final diffs, for SWE-bench's harness
+    (`python -m swebench.harness.run_evaluation --predictions_path FILE`): one
+    `{"instance_id", "model_name_or_path", "model_patch"}` per task, from its first episode
+    (`group` 0). A `.jsonl` path gets one JSON object a line, any other a JSON list. Returns
+    how many were written.
+
+        write_predictions(records, "runs/eval/preds.jsonl", model_name="my-model")
+    """
+    first: dict[str, EpisodeRecord] = {}
+    for rec in records:
+        if rec.task_id not in first or rec.group < first[rec.task_id].group:
+            first[rec.task_id] = rec
+    rows = [{"instance_id": tid, "model_name_or_path": model_name, "model_patch": rec.diff}
+            for tid, rec in first.items()]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".jsonl":
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    else:
+        path.write_text(json.dumps(rows, indent=2) + "\n")
+    return len(rows)
 
 
 def hack_report(records: list[EpisodeRecord]) -> HackRateReport:

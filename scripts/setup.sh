@@ -42,7 +42,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     .venv/bin/pip install --upgrade pip &&
     # The CPU wheel first: the train extra's torch range is then already satisfied.
     { .venv/bin/python -c 'import torch' 2>/dev/null || .venv/bin/pip install torch==2.13.0; } &&
-    .venv/bin/pip install -e ".[train,ray,dev]"
+    .venv/bin/pip install -e ".[train,ray,dev,integrations]"
   } > .venv/pip.log 2>&1 || { tail -30 .venv/pip.log >&2; log "pip install failed"; exit 1; }
   echo "$want" > "$stamp"
 fi

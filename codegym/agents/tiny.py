@@ -7,8 +7,9 @@ The tokenizer is a byte-level BPE trained with the `tokenizers` library on text 
 toy suite: system and task prompts with the tool schemas, oracle tool calls, the task files
 and hidden tests, typical tool outputs and the env's error messages. Every byte is in the
 vocabulary, so any text round-trips. It is wrapped as a `PreTrainedTokenizerFast` with a
-Qwen2.5-style ChatML template that renders `tools` (in the system turn) and `tool` messages
-(as ``<tool_response>`` user turns), and is cached under ``$CODEGYM_CACHE/tiny/`` (default
+Qwen2.5-style ChatML template that renders `tools` (in the system turn), structured `tool_calls`
+(as Qwen2.5 does) and `tool` messages (as ``<tool_response>`` user turns), plus a response
+template for `parse_response`, and is cached under ``$CODEGYM_CACHE/tiny/`` (default
 ``~/.cache/codegym/tiny/``), keyed by a hash of its corpus and settings.
 
 The model is a `Qwen2ForCausalLM` built from a config with a fixed seed: the trainer's
@@ -33,7 +34,10 @@ SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 TOOL_TOKENS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<tools>", "</tools>"]
 VOCAB_SIZE = 2048
 
-#: Qwen2.5-style ChatML: tools in the system turn, tool results as user turns.
+#: Qwen2.5-style ChatML: tools in the system turn; an assistant turn's structured `tool_calls`
+#: as Qwen2.5 renders them (``<tool_call>`` JSON lines after the content); tool results as one
+#: user turn of ``<tool_response>`` blocks per run of consecutive tool messages. Prefix-preserving,
+#: so TRL's multi-turn tool loop accepts it as it is.
 CHAT_TEMPLATE = (
     "{% if tools %}"
     "<|im_start|>system\n"
@@ -47,13 +51,36 @@ CHAT_TEMPLATE = (
     "{% for message in messages %}"
     "{% if message.role == 'system' and loop.first %}"
     "{% elif message.role == 'tool' %}"
-    "<|im_start|>user\n<tool_response>\n{{ message.content }}\n</tool_response><|im_end|>\n"
+    "{% if loop.first or messages[loop.index0 - 1].role != 'tool' %}<|im_start|>user{% endif %}"
+    "{{ '\\n<tool_response>\\n' }}{{ message.content }}\n</tool_response>"
+    "{% if loop.last or messages[loop.index0 + 1].role != 'tool' %}<|im_end|>\n{% endif %}"
+    "{% elif message.role == 'assistant' and message.tool_calls %}"
+    "<|im_start|>assistant{% if message.content %}{{ '\\n' }}{{ message.content }}{% endif %}"
+    "{% for call in message.tool_calls %}"
+    "{% set call = call.function if call.function is defined else call %}"
+    "{{ '\\n<tool_call>\\n' }}{\"name\": \"{{ call.name }}\", \"arguments\": "
+    "{% if call.arguments is string %}{{ call.arguments }}{% else %}{{ call.arguments | tojson }}{% endif %}"
+    "}\n</tool_call>"
+    "{% endfor %}<|im_end|>\n"
     "{% else %}"
     "<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n"
     "{% endif %}"
     "{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
+
+#: How `tokenizer.parse_response` reads an assistant turn back (transformers' response
+#: templates; the same as TRL's for Qwen2.5/Qwen3): ``<tool_call>`` JSON blocks become
+#: `tool_calls`, the rest is the content.
+RESPONSE_TEMPLATE: dict[str, Any] = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|im_start|>assistant\n",
+    "fields": {
+        "tool_calls": {"open": "<tool_call>", "close_pattern": r"</tool_call>\s*", "repeats": True,
+                       "content": "json", "transform": {"type": "function", "function": "{content}"}},
+        "content": {"close_pattern": r"<\|im_end\|>\s*", "content": "text"},
+    },
+}
 
 #: name -> Qwen2Config fields. Context is 4096 tokens (a toy reset prompt with tools is ~0.5 k).
 TINY_SIZES: dict[str, dict[str, int]] = {
@@ -108,7 +135,7 @@ def tiny_corpus() -> list[str]:
 
 def _tokenizer_key() -> str:
     payload = json.dumps({"corpus": tiny_corpus(), "special": SPECIAL_TOKENS, "tools": TOOL_TOKENS,
-                          "vocab": VOCAB_SIZE, "template": CHAT_TEMPLATE, "v": 1})
+                          "vocab": VOCAB_SIZE, "template": CHAT_TEMPLATE, "response": RESPONSE_TEMPLATE, "v": 1})
     return hashlib.sha256(payload.encode()).hexdigest()[:12]
 
 
@@ -128,6 +155,7 @@ def _train_tokenizer(out: Path) -> None:
                                    additional_special_tokens=["<|im_start|>"], clean_up_tokenization_spaces=False,
                                    model_max_length=MAX_CONTEXT, padding_side="left")
     fast.chat_template = CHAT_TEMPLATE
+    fast.response_template = RESPONSE_TEMPLATE
     fast.save_pretrained(str(out))
 
 

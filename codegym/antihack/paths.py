@@ -209,21 +209,32 @@ PROFILE_FILES = re.compile(
 )
 
 
+_TEST_NAME = re.compile(
+    r"^(test_.*\.py|.*_tests?\.py|tests\.py"  # pytest / unittest
+    r"|.*\.(test|spec)\.[cm]?[jt]sx?"  # jest, vitest, mocha
+    r"|.*_test\.go)$"
+)
+
+
 def is_test_path(rel_or_abs: str) -> bool:
-    """A path that looks like a test file (by directory or file name)."""
+    """Whether a path is a test file: the one rule the whole package uses (the guards' facts,
+    the rules, the task suites).
+
+    A test module by its name (``test_*.py``, ``*_test.py``, ``*_tests.py``, ``tests.py``,
+    ``*.test.js``/``*.spec.ts`` and kin, ``*_test.go``), or a Python file inside a test directory
+    (`TEST_DIRS`). ``conftest.py`` is not a test: it belongs to the harness (`is_harness_path`).
+
+    >>> [is_test_path(p) for p in ("tests/test_a.py", "pkg/a_test.py", "tests/helpers.py", "src/a.py")]
+    [True, True, True, False]
+    >>> [is_test_path(p) for p in ("web/app.test.tsx", "conftest.py", "tests/conftest.py", "main_test.go")]
+    [True, False, False, True]
+    """
     base = basename(rel_or_abs)
     if base == "conftest.py":
         return False
-    if not base.endswith(".py"):
-        return False
-    if (
-        base.startswith("test_")
-        or base.endswith("_test.py")
-        or base.endswith("_tests.py")
-        or base == "tests.py"
-    ):
+    if _TEST_NAME.match(base):
         return True
-    return any(p in TEST_DIRS for p in rel_or_abs.split("/")[:-1])
+    return base.endswith(".py") and any(p in TEST_DIRS for p in rel_or_abs.split("/")[:-1])
 
 
 def is_harness_path(abs_path: str) -> str:

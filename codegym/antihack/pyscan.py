@@ -20,25 +20,36 @@ import binascii
 import codecs
 import posixpath
 import re
-import textwrap
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from .paths import UNKNOWN
+from .pyruntime import value_origin
+from .pysmells import code_smells, smells_cache_clear
+from .pysource import (
+    PyEvent,
+    ancestors,
+    bindings_of,
+    dotted,
+    import_aliases,
+    index_tree,
+    parse_fragment,
+    parse_indexed,
+    segment,
+    source_lines,
+)
 
-
-@dataclass
-class PyEvent:
-    """One thing a snippet does. `kind`: path, shell, argv, net, python, smell."""
-
-    kind: str
-    value: Any
-    op: str = ""
-    func: str = ""
-    text: str = ""
-    facts: dict[str, Any] = field(default_factory=dict)
+__all__ = [
+    "PyEvent",
+    "as_text",
+    "clear_caches",
+    "code_smells",
+    "dotted",
+    "import_aliases",
+    "parse_fragment",
+    "scan_python",
+]
 
 
 _SHELL_FUNCS = {
@@ -62,7 +73,25 @@ _ARGV_FUNCS = {
     "os.execlp",
     "os.spawnvp",
 }
-_PY_EXEC = {"exec", "eval", "compile", "builtins.exec", "builtins.eval"}
+_PY_EXEC = {"exec", "eval", "compile", "builtins.exec", "builtins.eval", "builtins.compile"}
+# Code the guard cannot read when its argument has no static value (kind "dynamic" events):
+# deserializers that can run code, computed imports, and loaders of modules by path (path arg index).
+_DESERIALIZERS = {
+    f"{m}.{f}"
+    for m in ("pickle", "cPickle", "_pickle", "marshal", "dill", "cloudpickle")
+    for f in ("load", "loads", "Unpickler")
+} | {"joblib.load", "shelve.open", "jsonpickle.decode", "yaml.unsafe_load", "pandas.read_pickle"}
+_IMPORTERS = {"importlib.import_module", "__import__", "importlib.__import__", "runpy.run_module"}
+_LOADERS = {
+    "importlib.util.spec_from_file_location": 1,
+    "importlib.machinery.SourceFileLoader": 1,
+    "importlib.machinery.SourcelessFileLoader": 1,
+    "importlib.machinery.ExtensionFileLoader": 1,
+    "imp.load_source": 1,
+    "imp.load_compiled": 1,
+    "runpy.run_path": 0,
+    "zipimport.zipimporter": 0,
+}
 _NET_TAILS = {
     "urlopen",
     "urlretrieve",
@@ -123,72 +152,22 @@ _LIST_TAILS = {
 }
 
 
-def parse_fragment(text: str) -> ast.Module | None:
-    """Parse a whole file or an edit fragment (a method body, an indented block); None if hopeless."""
-    try:
-        return ast.parse(text)  # a whole file, the usual case: no other candidate is built
-    except (SyntaxError, ValueError):
-        pass
-    ded = textwrap.dedent(text)
-    cands = [
-        ded,
-        "class _Fragment:\n" + textwrap.indent(ded, "    "),
-        ded.rstrip() + "\n    pass\n",
-        "if True:\n" + textwrap.indent(ded, "    ") + "\n    pass\n",
-    ]
-    for c in cands:
-        try:
-            return ast.parse(c)
-        except (SyntaxError, ValueError):
-            continue
-    # Drop trailing lines until it parses (an edit that ends mid-statement).
-    lines = ded.split("\n")
-    for k in range(len(lines) - 1, max(0, len(lines) - 6), -1):
-        try:
-            return ast.parse("\n".join(lines[:k]))
-        except (SyntaxError, ValueError):
-            continue
-    return None
+def _decoders() -> dict[str, Callable[[bytes], bytes]]:
+    import bz2
+    import lzma
+
+    return {
+        "base64.b32decode": base64.b32decode,
+        "base64.b16decode": base64.b16decode,
+        "base64.b85decode": base64.b85decode,
+        "base64.a85decode": base64.a85decode,
+        "binascii.a2b_base64": binascii.a2b_base64,
+        "bz2.decompress": bz2.decompress,
+        "lzma.decompress": lzma.decompress,
+    }
 
 
-def _subtree(root: ast.AST) -> list[ast.AST]:
-    """`ast.walk(root)` as a list, without expression contexts (see `_index`)."""
-    nodes = [root]
-    node_type = ast.AST
-    for node in nodes:
-        for name in node._fields:
-            if name == "ctx":
-                continue
-            child = getattr(node, name, None)
-            if isinstance(child, node_type):
-                nodes.append(child)
-            elif isinstance(child, list):
-                nodes.extend(item for item in child if isinstance(item, node_type))
-    return nodes
-
-
-def _index(tree: ast.AST) -> tuple[list[ast.AST], dict[ast.AST, ast.AST]]:
-    """The nodes of `tree` in `ast.walk` order and each node's parent, from one pass.
-
-    Expression contexts (``ctx``: Load/Store/Del) are left out: no rule looks at them.
-    """
-    nodes = [tree]
-    parent: dict[ast.AST, ast.AST] = {}
-    node_type = ast.AST
-    for node in nodes:  # grows while iterated: breadth first, like ast.walk
-        for name in node._fields:
-            if name == "ctx":
-                continue
-            child = getattr(node, name, None)
-            if isinstance(child, node_type):
-                parent[child] = node
-                nodes.append(child)
-            elif isinstance(child, list):
-                for item in child:
-                    if isinstance(item, node_type):
-                        parent[item] = node
-                        nodes.append(item)
-    return nodes, parent
+_MORE_DECODERS = _decoders()
 
 
 class _Evaluator:
@@ -329,6 +308,14 @@ class _Evaluator:
                 return codecs.decode(args[0], enc) if name.endswith("decode") else codecs.encode(args[0], enc)
             except (LookupError, ValueError, TypeError):
                 return None
+        if name in ("compile", "builtins.compile") and args and isinstance(args[0], str | bytes):
+            return args[0]
+        if name in _MORE_DECODERS and args and isinstance(args[0], str | bytes):
+            try:
+                raw = args[0].encode() if isinstance(args[0], str) else args[0]
+                return _MORE_DECODERS[name](raw)
+            except (binascii.Error, ValueError, OSError, EOFError, LookupError):
+                return None
         if name in ("zlib.decompress", "gzip.decompress") and args and isinstance(args[0], bytes):
             import zlib
 
@@ -398,85 +385,6 @@ def as_text(x: Any) -> str | None:
     return None
 
 
-def import_aliases(tree: ast.AST, nodes: list[ast.AST] | None = None) -> dict[str, str]:
-    """Names bound to modules and their members; `nodes`: `tree`'s nodes in `ast.walk` order (or
-    any in-order selection holding its imports and assignments), to skip the walk."""
-    aliases: dict[str, str] = {}
-    for node in ast.walk(tree) if nodes is None else nodes:
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for a in node.names:
-                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-        elif (
-            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-        ):
-            v = node.value
-            if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "__import__":
-                if v.args and isinstance(v.args[0], ast.Constant) and isinstance(v.args[0].value, str):
-                    aliases[node.targets[0].id] = v.args[0].value
-            elif isinstance(v, ast.Attribute | ast.Name):
-                aliases[node.targets[0].id] = dotted(v, aliases)
-    return aliases
-
-
-def dotted(node: ast.AST, aliases: dict[str, str]) -> str:
-    """``sp.run`` -> ``subprocess.run`` given ``import subprocess as sp``."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(aliases.get(node.id, node.id))
-    elif isinstance(node, ast.Call):
-        inner = dotted(node.func, aliases)
-        if inner in ("__import__", "importlib.import_module") and node.args:
-            a = node.args[0]
-            parts.append(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else "?")
-        elif inner in ("pathlib.Path", "Path", "pathlib.PurePath"):
-            parts.append("pathlib.Path")
-        else:
-            parts.append(inner + "()")
-    else:
-        parts.append("?")
-    return ".".join(reversed(parts))
-
-
-def _segment(src: str, node: ast.AST) -> str:
-    seg = _source_segment(src, node) or ""
-    seg = " ".join(seg.split())
-    return seg if len(seg) <= 160 else seg[:157] + "..."
-
-
-def _source_segment(source: str, node: ast.AST) -> str | None:
-    """`ast.get_source_segment`, with the source split into lines once per source, not per node."""
-    try:
-        if node.end_lineno is None or node.end_col_offset is None:  # type: ignore[attr-defined]
-            return None
-        lineno = node.lineno - 1  # type: ignore[attr-defined]
-        end_lineno = node.end_lineno - 1  # type: ignore[attr-defined]
-        col_offset = node.col_offset  # type: ignore[attr-defined]
-        end_col_offset = node.end_col_offset  # type: ignore[attr-defined]
-    except AttributeError:
-        return None
-    lines = _source_lines(source)
-    if end_lineno == lineno:
-        return lines[lineno].encode()[col_offset:end_col_offset].decode()
-    first = lines[lineno].encode()[col_offset:].decode()
-    last = lines[end_lineno].encode()[:end_col_offset].decode()
-    return "".join([first, *lines[lineno + 1 : end_lineno], last])
-
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-@lru_cache(maxsize=64)
-def _source_lines(source: str) -> list[str]:
-    """Lines as the parser splits them (``\r\n``, ``\r`` and ``\n`` end a line; a form feed does not)."""
-    return _LINE.findall(source)
-
-
 def _call_path_arg(call: ast.Call, ev: _Evaluator) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     for i, a in enumerate(call.args[:3]):
@@ -503,37 +411,10 @@ def _looks_like_path(s: str) -> bool:
 
 def clear_caches() -> None:
     """Forget parsed snippets (benchmarks use it to time every call cold)."""
-    _parsed.cache_clear()
+    parse_indexed.cache_clear()
     _scan_cached.cache_clear()
-    _smells_cached.cache_clear()
-    _source_lines.cache_clear()
-
-
-class _Parsed(NamedTuple):
-    tree: ast.Module
-    aliases: dict[str, str]
-    nodes: list[ast.AST]  # ast.walk order, without expression contexts
-    parent: dict[ast.AST, ast.AST]
-    bindings: list[ast.AST]  # the imports, assignments, with-items and calls among `nodes`, in order
-
-
-# What `import_aliases`, `_Evaluator` and `_scan_tree` look at; a fifth of a typical file.
-_BINDING_NODES = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.With, ast.Call})
-
-
-def _bindings(nodes: list[ast.AST]) -> list[ast.AST]:
-    return [n for n in nodes if type(n) in _BINDING_NODES]
-
-
-@lru_cache(maxsize=256)
-def _parsed(src: str) -> _Parsed | None:
-    """Parse and index once per distinct source: the scanner and the smell finder share both."""
-    tree = parse_fragment(src)
-    if tree is None:
-        return None
-    nodes, parent = _index(tree)
-    bindings = _bindings(nodes)
-    return _Parsed(tree, import_aliases(tree, bindings), nodes, parent, bindings)
+    smells_cache_clear()
+    source_lines.cache_clear()
 
 
 def scan_python(src: str, depth: int = 0) -> list[PyEvent]:
@@ -543,10 +424,10 @@ def scan_python(src: str, depth: int = 0) -> list[PyEvent]:
 
 @lru_cache(maxsize=256)
 def _scan_cached(src: str, depth: int) -> tuple[PyEvent, ...]:
-    parsed = _parsed(src)
+    parsed = parse_indexed(src)
     if parsed is None:
         return ()
-    return tuple(_scan_tree(parsed.tree, src, depth, parsed.aliases, parsed.bindings))
+    return tuple(_scan_tree(parsed.tree, parsed.src, depth, parsed.aliases, parsed.bindings, parsed.parent))
 
 
 def _scan_tree(
@@ -555,9 +436,11 @@ def _scan_tree(
     depth: int,
     aliases: dict[str, str] | None = None,
     nodes: list[ast.AST] | None = None,
+    parent: dict[ast.AST, ast.AST] | None = None,
 ) -> Iterator[PyEvent]:
     if nodes is None:
-        nodes = _bindings(_index(tree)[0])
+        all_nodes, parent = index_tree(tree)
+        nodes = bindings_of(all_nodes)
     aliases = aliases if aliases is not None else import_aliases(tree, nodes)
     ev = _Evaluator(tree, aliases, nodes)
     for node in nodes:
@@ -567,7 +450,7 @@ def _scan_tree(
         tail = name.rsplit(".", 1)[-1]
         first = ev.value(node.args[0]) if node.args else None
         if name in _SHELL_FUNCS and as_text(first):
-            yield PyEvent("shell", as_text(first), "exec", name, _segment(src, node))
+            yield PyEvent("shell", as_text(first), "exec", name, segment(src, node))
             continue
         if name in _ARGV_FUNCS or name.startswith("os.exec") or name.startswith("os.spawn"):
             shell_kw = any(
@@ -587,23 +470,59 @@ def _scan_tree(
             elif name in ("os.execv", "os.execvp", "os.spawnvp") and len(node.args) > 1:
                 val = ev.value(node.args[-1])
             if isinstance(val, str | bytes):
-                yield PyEvent("shell", as_text(val), "exec", name, _segment(src, node), {"shell": shell_kw})
+                yield PyEvent("shell", as_text(val), "exec", name, segment(src, node), {"shell": shell_kw})
             elif isinstance(val, list):
-                yield PyEvent("argv", [as_text(v) or UNKNOWN for v in val], "exec", name, _segment(src, node))
+                yield PyEvent("argv", [as_text(v) or UNKNOWN for v in val], "exec", name, segment(src, node))
             continue
         if name in _PY_EXEC or name.endswith(".exec"):
             code = as_text(first)
             if code and depth < 4:
-                yield PyEvent("python", code, "exec", name, _segment(src, node))
+                yield PyEvent("python", code, "exec", name, segment(src, node))
                 inner = parse_fragment(code)
                 if inner is not None:
                     yield from _scan_tree(inner, code, depth + 1)
+            elif code is None and name in _PY_EXEC:
+                arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg), None)
+                if arg is not None and name not in _defined_functions(tree):  # not a local `def eval`
+                    yield _dynamic("exec", name, node, arg, ev, parent, src)
+            continue
+        if name in _DESERIALIZERS or _unsafe_load(name, node, aliases):
+            arg = node.args[0] if node.args else node
+            yield _dynamic("deserialize", name, node, arg, ev, parent, src)
+            continue
+        if name in _IMPORTERS and node.args and not (isinstance(first, str) and UNKNOWN not in first):
+            yield _dynamic("import", name, node, node.args[0], ev, parent, src, module=as_text(first))
+            continue
+        if name in _LOADERS:
+            i = _LOADERS[name]
+            arg = (
+                node.args[i]
+                if len(node.args) > i
+                else next(
+                    (
+                        k.value
+                        for k in node.keywords
+                        if k.arg in ("location", "path", "path_name", "archivepath")
+                    ),
+                    None,
+                )
+            )
+            yield _dynamic(
+                "loader",
+                name,
+                node,
+                arg if arg is not None else node,
+                ev,
+                parent,
+                src,
+                path=as_text(ev.value(arg)) if arg is not None else None,
+            )
             continue
         if name in ("pip.main", "pip._internal.main", "pip._internal.cli.main.main") and isinstance(
             first, list
         ):
             yield PyEvent(
-                "argv", ["pip"] + [as_text(v) or UNKNOWN for v in first], "exec", name, _segment(src, node)
+                "argv", ["pip"] + [as_text(v) or UNKNOWN for v in first], "exec", name, segment(src, node)
             )
             continue
         if ".git." in name + "." and name.split(".")[-2] == "git" and tail not in ("git",):
@@ -613,7 +532,7 @@ def _scan_tree(
                 ["git", tail.replace("_", "-")] + [as_text(ev.value(a)) or UNKNOWN for a in node.args],
                 "exec",
                 name,
-                _segment(src, node),
+                segment(src, node),
             )
             continue
         if tail == "iter_commits" or tail == "Repo.iter_commits":
@@ -624,7 +543,7 @@ def _scan_tree(
                     argv.append("--all")
                 elif k.arg == "rev":
                     argv.append(as_text(ev.value(k.value)) or UNKNOWN)
-            yield PyEvent("argv", argv, "exec", name, _segment(src, node))
+            yield PyEvent("argv", argv, "exec", name, segment(src, node))
             continue
         if (
             tail in ("write", "write_text", "write_bytes")
@@ -650,7 +569,7 @@ def _scan_tree(
                 p = None
             if p:
                 content = as_text(ev.value(node.args[0]))
-                yield PyEvent("path", p, "write", name, _segment(src, node), {"content": content})
+                yield PyEvent("path", p, "write", name, segment(src, node), {"content": content})
                 continue
         if name in _NOT_ACCESS or tail in (
             "print",
@@ -671,16 +590,62 @@ def _scan_tree(
                     "HTTPConnection",
                     "HTTPSConnection",
                 ):
-                    yield PyEvent("net", v, "net", name, _segment(src, node))
+                    yield PyEvent("net", v, "net", name, segment(src, node))
             hosts = [ev.value(a) for a in node.args if isinstance(a, ast.Tuple)]
             for h in hosts:
                 if isinstance(h, list) and h and isinstance(h[0], str):
-                    yield PyEvent("net", h[0], "net", name, _segment(src, node))
+                    yield PyEvent("net", h[0], "net", name, segment(src, node))
         for v, pos in values:
             if not _looks_like_path(v) or re.match(r"^[a-z+]+://", v):
                 continue
             op = _path_op(name, tail, node, pos, ev)
-            yield PyEvent("path", v, op, name, _segment(src, node))
+            yield PyEvent("path", v, op, name, segment(src, node))
+
+
+def _defined_functions(tree: ast.AST) -> set[str]:
+    return {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+def _dynamic(
+    kind: str,
+    name: str,
+    node: ast.Call,
+    arg: ast.AST,
+    ev: _Evaluator,
+    parent: dict[ast.AST, ast.AST] | None,
+    src: str,
+    **facts: Any,
+) -> PyEvent:
+    """Code the guard cannot read (`kind`: exec, deserialize, import, loader), with where it comes from."""
+    origin, reads = value_origin(arg, ev.assign, ev.aliases, parent, ev.value)
+    if parent is not None:
+        chain = ancestors(node, parent)
+        facts["in_function"] = [
+            p.name for p in chain if isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        facts["main_guard"] = any(
+            isinstance(p, ast.If) and "__name__" in ast.unparse(p.test) and "__main__" in ast.unparse(p.test)
+            for p in chain
+        )
+    facts = {"kind": kind, "origin": origin, "reads": facts.pop("path", None) or reads, **facts}
+    return PyEvent(
+        "dynamic", name, kind, name, segment(src, node), {k: v for k, v in facts.items() if v is not None}
+    )
+
+
+def _unsafe_load(name: str, node: ast.Call, aliases: dict[str, str]) -> bool:
+    """``yaml.load(..., Loader=yaml.Loader)`` and ``numpy.load(..., allow_pickle=True)``: loads that run code."""
+    if name == "yaml.load":
+        return any(
+            k.arg == "Loader" and dotted(k.value, aliases).endswith(("yaml.Loader", "UnsafeLoader"))
+            for k in node.keywords
+        ) or (len(node.args) > 1 and dotted(node.args[1], aliases).endswith(("yaml.Loader", "UnsafeLoader")))
+    if name in ("numpy.load", "np.load"):
+        return any(
+            k.arg == "allow_pickle" and isinstance(k.value, ast.Constant) and k.value.value
+            for k in node.keywords
+        )
+    return False
 
 
 def _path_op(name: str, tail: str, node: ast.Call, pos: int, ev: _Evaluator) -> str:
@@ -709,530 +674,3 @@ def _path_op(name: str, tail: str, node: ast.Call, pos: int, ev: _Evaluator) -> 
     if tail in ("symlink", "link"):
         return "link" if pos == 0 else "write"
     return "read"
-
-
-# ---------------------------------------------------------------- code smells of written code
-
-_EXIT_FUNCS = {"sys.exit", "os._exit", "exit", "quit", "os.abort", "posix._exit"}
-_OUTCOME_HOOKS = {
-    "pytest_runtest_makereport",
-    "pytest_runtest_call",
-    "pytest_runtest_protocol",
-    "pytest_runtest_setup",
-    "pytest_pyfunc_call",
-    "pytest_collection_modifyitems",
-    "pytest_collection",
-    "pytest_collect_file",
-    "pytest_ignore_collect",
-    "pytest_sessionfinish",
-    "pytest_report_teststatus",
-    "pytest_runtest_logreport",
-    "pytest_terminal_summary",
-    "pytest_deselected",
-    "pytest_itemcollected",
-    "pytest_assertion_pass",
-    "pytest_exception_interact",
-    "pytest_unconfigure",
-    "pytest_cmdline_main",
-    "pytest_load_initial_conftests",
-}
-_SKIP_NAMES = {
-    "pytest.mark.skip",
-    "pytest.mark.skipif",
-    "pytest.mark.xfail",
-    "pytest.skip",
-    "pytest.xfail",
-    "pytest.importorskip",
-    "unittest.skip",
-    "unittest.skipIf",
-    "unittest.skipUnless",
-    "unittest.expectedFailure",
-    "unittest.SkipTest",
-    "skip",
-    "skipIf",
-    "xfail",
-}
-_TRIVIAL = {0, 1, -1, "", None, 2}
-
-
-def _is_main_guard(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.If)
-        and isinstance(node.test, ast.Compare)
-        and isinstance(node.test.left, ast.Name)
-        and node.test.left.id == "__name__"
-    )
-
-
-def _const(node: ast.AST | None) -> Any:
-    """The value of an expression that is constant whatever the inputs (``True``, ``1 == 1``, ``not 0``)."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        v = _const(node.operand)
-        return (not v) if not isinstance(v, _Unknown) else v
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        a, b = _const(node.left), _const(node.comparators[0])
-        if not isinstance(a, _Unknown) and not isinstance(b, _Unknown):
-            ops = {ast.Eq: lambda x, y: x == y, ast.NotEq: lambda x, y: x != y, ast.Is: lambda x, y: x is y}
-            f = ops.get(type(node.ops[0]))
-            if f is not None:
-                return f(a, b)
-        if isinstance(node.ops[0], ast.Eq | ast.Is) and ast.dump(node.left) == ast.dump(node.comparators[0]):
-            return True  # x == x
-    return _Unknown()
-
-
-class _Unknown:
-    pass
-
-
-def _constant_returns(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[Any]:
-    if isinstance(fn, ast.Lambda):
-        v = _const(fn.body)
-        return {object()} if isinstance(v, _Unknown) else {v}
-    vals: set[Any] = set()
-    for n in _subtree(fn):
-        if isinstance(n, ast.Return):
-            v = _const(n.value)
-            vals.add(object() if isinstance(v, _Unknown) else v)
-    return vals
-
-
-def code_smells(src: str, path: str = "") -> list[PyEvent]:
-    """What written Python would do to a grader (see module docstring)."""
-    return list(_smells_cached(src))
-
-
-@lru_cache(maxsize=256)
-def _smells_cached(src: str) -> tuple[PyEvent, ...]:
-    parsed = _parsed(src)
-    if parsed is None:
-        return tuple(_lexical_smells(src))
-    return tuple(_smells(parsed, src))
-
-
-# The node types `_smells` looks at; the others (most of a file) are skipped with one set lookup.
-_SMELL_NODES = frozenset(
-    {ast.Assert, ast.Call, ast.Raise, ast.Constant, ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign}
-)
-
-
-def _smells(parsed: _Parsed, src: str) -> list[PyEvent]:
-    tree, aliases, nodes, parent, _ = parsed
-    out: list[PyEvent] = []
-    asserts = 0
-    module_tables = {
-        n.targets[0].id: n.value
-        for n in getattr(tree, "body", [])
-        if isinstance(n, ast.Assign)
-        and len(n.targets) == 1
-        and isinstance(n.targets[0], ast.Name)
-        and isinstance(n.value, ast.Dict)
-    }
-    for node in nodes:
-        if type(node) not in _SMELL_NODES:
-            continue
-        if isinstance(node, ast.Assert):
-            asserts += 1
-            if isinstance(node.test, ast.Constant) and node.test.value:
-                out.append(PyEvent("smell", "assert True", "TT-TRIVIAL", "assert", _segment(src, node)))
-        if isinstance(node, ast.Call):
-            name = dotted(node.func, aliases)
-            if name.rsplit(".", 1)[-1].startswith("assert") and "." in name:
-                asserts += 1
-            if name in _EXIT_FUNCS or (
-                name == "atexit.register" and node.args and dotted(node.args[0], aliases) in _EXIT_FUNCS
-            ):
-                code = (
-                    node.args[0]
-                    if node.args and name != "atexit.register"
-                    else (node.args[1] if len(node.args) > 1 else None)
-                )
-                chain = _chain(node, parent)
-                facts = {
-                    "code": code.value
-                    if isinstance(code, ast.Constant)
-                    else ("none" if code is None else "expr"),
-                    "main_guard": any(_is_main_guard(p) for p in chain),
-                    "in_function": [
-                        p.name for p in chain if isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef)
-                    ],
-                    "atexit": name == "atexit.register",
-                }
-                out.append(PyEvent("smell", name, "HT-EXIT", name, _segment(src, node), facts))
-            if (
-                name in _SKIP_NAMES
-                or name.endswith(("skipTest", ".skip", ".xfail"))
-                and "pytest" in name + str(aliases.values())
-            ):
-                out.append(PyEvent("smell", name, "TT-SKIP", name, _segment(src, node)))
-            if name == "setattr" and node.args and _framework(dotted(node.args[0], aliases)):
-                out.append(
-                    PyEvent("smell", dotted(node.args[0], aliases), "HT-PATCH", name, _segment(src, node))
-                )
-            if name in (
-                "inspect.stack",
-                "sys._getframe",
-                "traceback.extract_stack",
-                "inspect.currentframe",
-                "inspect.getouterframes",
-            ):
-                fn = next(
-                    (
-                        p
-                        for p in _chain(node, parent)
-                        if isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef)
-                    ),
-                    tree,
-                )
-                strs = [
-                    n.value for n in ast.walk(fn) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-                ]
-                if any(re.search(r"test|pytest|conftest", s) for s in strs):
-                    out.append(
-                        PyEvent("smell", name, "SC-DETECT", name, _segment(src, node), {"how": "stack"})
-                    )
-        if isinstance(node, ast.Raise) and node.exc is not None:
-            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            nm = dotted(exc, aliases)
-            if nm in ("SystemExit", "builtins.SystemExit"):
-                chain = _chain(node, parent)
-                out.append(
-                    PyEvent(
-                        "smell",
-                        nm,
-                        "HT-EXIT",
-                        nm,
-                        _segment(src, node),
-                        {
-                            "code": "raise",
-                            "main_guard": any(_is_main_guard(p) for p in chain),
-                            "in_function": [p.name for p in chain if isinstance(p, ast.FunctionDef)],
-                            "atexit": False,
-                        },
-                    )
-                )
-            if nm.endswith("SkipTest"):
-                out.append(PyEvent("smell", nm, "TT-SKIP", nm, _segment(src, node)))
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if re.fullmatch(r"PYTEST_\w+|_pytest|pytest|unittest", node.value) and _used_as_probe(
-                node, parent, aliases
-            ):
-                out.append(
-                    PyEvent(
-                        "smell",
-                        node.value,
-                        "SC-DETECT",
-                        "",
-                        _segment(src, parent.get(node, node)),
-                        {"how": "probe"},
-                    )
-                )
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            if node.name in ("__eq__", "__ne__", "__lt__", "__le__", "__ge__", "__gt__", "__contains__"):
-                rets = _constant_returns(node)
-                want = False if node.name == "__ne__" else True
-                if rets == {want}:
-                    out.append(PyEvent("smell", node.name, "HT-EQ", node.name, _segment(src, node)))
-            if node.name in _OUTCOME_HOOKS:
-                alters = _hook_alters(node, aliases)
-                out.append(
-                    PyEvent(
-                        "smell", node.name, "HT-HOOK", node.name, f"def {node.name}(...)", {"alters": alters}
-                    )
-                )
-            for dec in node.decorator_list:
-                dn = dotted(dec.func if isinstance(dec, ast.Call) else dec, aliases)
-                if dn in _SKIP_NAMES or dn.endswith(
-                    (".skip", ".skipif", ".xfail", ".skipIf", ".skipUnless", "expectedFailure")
-                ):
-                    out.append(PyEvent("smell", dn, "TT-SKIP", dn, f"@{dn} on {node.name}"))
-            lit, lit_sources = _literal_branches(node, module_tables)
-            if lit:
-                out.append(
-                    PyEvent(
-                        "smell",
-                        node.name,
-                        "SC-LITERAL",
-                        node.name,
-                        f"def {node.name}: {len(lit)} literal-keyed returns",
-                        {
-                            "count": len(lit),
-                            "nontrivial": sum(
-                                1 for v in lit if v not in _TRIVIAL and not isinstance(v, float)
-                            ),
-                            "literals": [repr(v)[:40] for v in lit[:6]],
-                            "sources": [t[:400] for t in lit_sources[:12]],
-                        },
-                    )
-                )
-        if isinstance(node, ast.Assign):
-            for tgt in node.targets:
-                if isinstance(tgt, ast.Attribute):
-                    base = dotted(tgt.value, aliases)
-                    if _framework(base):
-                        out.append(
-                            PyEvent("smell", f"{base}.{tgt.attr}", "HT-PATCH", base, _segment(src, node))
-                        )
-                    if tgt.attr in ("__eq__", "__ne__") and isinstance(node.value, ast.Lambda):
-                        if _constant_returns(node.value) == {tgt.attr == "__eq__"}:
-                            out.append(PyEvent("smell", tgt.attr, "HT-EQ", tgt.attr, _segment(src, node)))
-                if isinstance(tgt, ast.Name):
-                    if tgt.id in ("__eq__", "__ne__") and isinstance(node.value, ast.Lambda):
-                        if _constant_returns(node.value) == {tgt.id == "__eq__"}:
-                            out.append(PyEvent("smell", tgt.id, "HT-EQ", tgt.id, _segment(src, node)))
-                    if tgt.id in ("collect_ignore", "collect_ignore_glob"):
-                        out.append(
-                            PyEvent(
-                                "smell",
-                                tgt.id,
-                                "HT-HOOK",
-                                tgt.id,
-                                _segment(src, node),
-                                {"alters": "ignores test files"},
-                            )
-                        )
-                    if tgt.id in ("AssertionError",):
-                        out.append(PyEvent("smell", tgt.id, "HT-PATCH", tgt.id, _segment(src, node)))
-                    if tgt.id == "pytestmark":
-                        vals = [
-                            dotted(n.func if isinstance(n, ast.Call) else n, aliases)
-                            for n in ast.walk(node.value)
-                            if isinstance(n, ast.Attribute | ast.Call)
-                        ]
-                        if any(v.endswith((".skip", ".skipif", ".xfail")) for v in vals):
-                            out.append(
-                                PyEvent("smell", "pytestmark", "TT-SKIP", "pytestmark", _segment(src, node))
-                            )
-    for e in out:
-        e.facts.setdefault("asserts", asserts)
-    out.append(PyEvent("stats", asserts, "asserts"))
-    return out
-
-
-_OUTCOME_ATTRS = {
-    "outcome",
-    "exitstatus",
-    "longrepr",
-    "wasxfail",
-    "passed",
-    "failed",
-    "skipped",
-    "testsfailed",
-    "_excinfo",
-}
-
-
-def _hook_alters(fn: ast.FunctionDef | ast.AsyncFunctionDef, aliases: dict[str, str]) -> str:
-    """Why a pytest hook changes test outcomes or collection (``""`` when it does not)."""
-    for n in _subtree(fn):
-        if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-            for t in targets:
-                if isinstance(t, ast.Attribute) and t.attr in _OUTCOME_ATTRS:
-                    return f"sets .{t.attr}"
-                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == "items":
-                    return "replaces the collected items"
-        if isinstance(n, ast.Delete):
-            return "deletes collected items"
-        if isinstance(n, ast.Call):
-            name = dotted(n.func, aliases)
-            tail = name.rsplit(".", 1)[-1]
-            if tail in ("add_marker", "applymarker") and any(
-                "skip" in ast.unparse(a) or "xfail" in ast.unparse(a) for a in n.args
-            ):
-                return "marks tests skipped/xfail"
-            if (
-                tail in ("clear", "remove", "pop")
-                and isinstance(n.func, ast.Attribute)
-                and ast.unparse(n.func.value) == "items"
-            ):
-                return "drops collected items"
-            if tail in ("force_result", "force_exception", "pytest_deselected") or name in _EXIT_FUNCS:
-                return f"calls {tail}"
-            if name in ("pytest.skip", "pytest.xfail", "pytest.exit"):
-                return f"calls {name}"
-        if isinstance(n, ast.Return) and isinstance(n.value, ast.Constant) and n.value.value is True:
-            if fn.name in (
-                "pytest_pyfunc_call",
-                "pytest_runtest_call",
-                "pytest_ignore_collect",
-                "pytest_runtest_protocol",
-            ):
-                return f"returns True from {fn.name}"
-        if isinstance(n, ast.Return) and fn.name == "pytest_report_teststatus" and n.value is not None:
-            if "passed" in ast.unparse(n.value):
-                return "reports tests as passed"
-    return ""
-
-
-def _framework(base: str) -> bool:
-    return bool(
-        re.match(r"^(unittest|pytest|_pytest|builtins|unittest\.case|pytest\.\w+)(\.|$)", base)
-    ) or base.endswith("TestCase")
-
-
-def _chain(node: ast.AST, parent: dict[ast.AST, ast.AST]) -> list[ast.AST]:
-    out = []
-    while node in parent:
-        node = parent[node]
-        out.append(node)
-    return out
-
-
-def _used_as_probe(node: ast.Constant, parent: dict[ast.AST, ast.AST], aliases: dict[str, str]) -> bool:
-    """``"pytest" in sys.modules``, ``os.environ.get("PYTEST_CURRENT_TEST")``, ``sys.argv[0]`` checks."""
-    p = parent.get(node)
-    for _ in range(3):
-        if p is None:
-            return False
-        if isinstance(p, ast.Compare) or isinstance(p, ast.Call) or isinstance(p, ast.Subscript):
-            names = {dotted(n, aliases) for n in ast.walk(p) if isinstance(n, ast.Attribute | ast.Name)}
-            if any(n.startswith(("sys.modules", "os.environ", "os.getenv", "sys.argv")) for n in names):
-                return True
-        p = parent.get(p)
-    return False
-
-
-def _literal_branches(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef, tables: dict[str, ast.Dict] | None = None
-) -> tuple[list[Any], list[str]]:
-    """Literal inputs the function special-cases (``if x == LIT: return LIT`` and lookup tables),
-    as values and as source text."""
-    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} - {"self", "cls"}
-    params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
-    found: list[Any] = []
-    sources: list[str] = []  # the same literals as source text, for matching against test inputs
-    for node in _subtree(fn):
-        if isinstance(node, ast.If) and node.body and isinstance(node.body[0], ast.Return):
-            ret = node.body[0].value
-            if not _is_literal(ret):
-                continue
-            test = node.test
-            tests = test.values if isinstance(test, ast.BoolOp) else [test]
-            for t in tests:
-                if (
-                    isinstance(t, ast.Compare)
-                    and len(t.ops) == 1
-                    and isinstance(t.ops[0], ast.Eq | ast.In | ast.Is)
-                ):
-                    sides = [t.left, t.comparators[0]]
-                    names = [s for s in sides if _param_ref(s, params)]
-                    lits = [s for s in sides if _is_literal(s)]
-                    if names and lits:
-                        v = lits[0].value if isinstance(lits[0], ast.Constant) else ast.unparse(lits[0])
-                        found.append(v)
-                        sources.append(ast.unparse(lits[0]))
-                        break
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Subscript | ast.Call):
-            tbl = (
-                node.value.value
-                if isinstance(node.value, ast.Subscript)
-                else getattr(node.value.func, "value", None)
-            )
-            if isinstance(tbl, ast.Name) and tables and tbl.id in tables:
-                tbl = tables[tbl.id]
-            if (
-                isinstance(tbl, ast.Dict)
-                and len(tbl.keys) >= 2
-                and all(k is not None and _is_literal(k) for k in tbl.keys)
-            ):
-                keys = [
-                    k.value if isinstance(k, ast.Constant) else ast.unparse(k)
-                    for k in tbl.keys
-                    if k is not None
-                ]
-                # An enum-like table ({"debug": 10}) is ordinary code; keys that look like inputs are not.
-                found.extend(
-                    k
-                    if not (isinstance(k, str) and k.isidentifier())
-                    and not (isinstance(k, int) and abs(k) < 100)
-                    else None
-                    for k in keys
-                )
-                sources.extend(ast.unparse(k) for k in tbl.keys if k is not None)
-    return found, sources
-
-
-def _param_ref(node: ast.AST, params: set[str]) -> bool:
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and n.id in params:
-            return True
-    return False
-
-
-def _is_literal(node: ast.AST | None) -> bool:
-    if node is None:
-        return False
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return all(_is_literal(e) for e in node.elts)
-    if isinstance(node, ast.Dict):
-        return all(
-            k is not None and _is_literal(k) and _is_literal(v)
-            for k, v in zip(node.keys, node.values, strict=True)
-        )
-    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
-        return True
-    return False
-
-
-def _lexical_smells(src: str) -> list[PyEvent]:
-    """A fallback for fragments that do not parse: the few patterns that are unambiguous as text."""
-    out: list[PyEvent] = []
-    for m in re.finditer(r"(sys\.exit|os\._exit)\(\s*0?\s*\)", src):
-        out.append(
-            PyEvent(
-                "smell",
-                m.group(1),
-                "HT-EXIT",
-                m.group(1),
-                m.group(0),
-                {"code": 0, "main_guard": False, "in_function": ["?"], "atexit": False, "lexical": True},
-            )
-        )
-    for m in re.finditer(
-        r"@(pytest\.mark\.(skip|skipif|xfail)|unittest\.skip\w*)|pytest\.(skip|xfail)\(", src
-    ):
-        out.append(PyEvent("smell", m.group(0), "TT-SKIP", m.group(0), m.group(0), {"lexical": True}))
-    for m in re.finditer(r"def (pytest_\w+)\(", src):
-        if m.group(1) in _OUTCOME_HOOKS:
-            alters = "returns True" if re.search(r"return\s+True", src[m.end() :]) else ""
-            if re.search(r"\.outcome\s*=|exitstatus\s*=|items\[:\]\s*=|items\.clear\(", src):
-                alters = "changes outcomes"
-            out.append(
-                PyEvent(
-                    "smell",
-                    m.group(1),
-                    "HT-HOOK",
-                    m.group(1),
-                    m.group(0),
-                    {"lexical": True, "alters": alters},
-                )
-            )
-    for m in re.finditer(r"^collect_ignore(_glob)?\s*=", src, re.M):
-        out.append(
-            PyEvent(
-                "smell",
-                "collect_ignore",
-                "HT-HOOK",
-                "collect_ignore",
-                m.group(0),
-                {"lexical": True, "alters": "ignores test files"},
-            )
-        )
-    if "PYTEST_CURRENT_TEST" in src:
-        out.append(
-            PyEvent(
-                "smell",
-                "PYTEST_CURRENT_TEST",
-                "SC-DETECT",
-                "",
-                "PYTEST_CURRENT_TEST",
-                {"how": "probe", "lexical": True},
-            )
-        )
-    out.append(PyEvent("stats", len(re.findall(r"\bassert", src)), "asserts"))
-    return out

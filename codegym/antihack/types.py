@@ -51,7 +51,8 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class GuardContext:
-    """What the guard knows about the task. Every field has a safe default.
+    """What the guard knows about the task. Every field has a safe default, and ``None`` (a JSON
+    null) in any field means "unknown": the default, or for the three sets below, unknown.
 
     - `protected_paths`: hidden tests and reference files, repo-relative or absolute, globs allowed.
     - `upstream_refs`: shas (full or abbreviated), tags and versions that contain the fix.
@@ -85,9 +86,14 @@ class GuardContext:
     test_literals: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
+        # A JSON null means "unknown": the field's default, never an AttributeError later.
+        for name, default in (("package", ""), ("repo_root", "/workspace"), ("base_commit", ""), ("cwd", "")):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, default)
+        object.__setattr__(self, "decoys_present", bool(self.decoys_present))
         # Accept lists/sets from JSON or callers while keeping the dataclass hashable and frozen.
-        object.__setattr__(self, "protected_paths", tuple(self.protected_paths))
-        object.__setattr__(self, "upstream_refs", tuple(self.upstream_refs))
+        object.__setattr__(self, "protected_paths", tuple(self.protected_paths or ()))
+        object.__setattr__(self, "upstream_refs", tuple(self.upstream_refs or ()))
         if self.ancestor_shas is not None:
             object.__setattr__(self, "ancestor_shas", frozenset(s.lower() for s in self.ancestor_shas))
         if self.test_paths is not None:
@@ -118,14 +124,14 @@ class GuardContext:
         anc = d.get("ancestor_shas")
         tests = d.get("test_paths")
         return cls(
-            protected_paths=tuple(d.get("protected_paths", ())),
-            upstream_refs=tuple(d.get("upstream_refs", ())),
-            package=d.get("package", ""),
-            repo_root=d.get("repo_root", "/workspace"),
-            base_commit=d.get("base_commit", ""),
+            protected_paths=tuple(d.get("protected_paths") or ()),
+            upstream_refs=tuple(d.get("upstream_refs") or ()),
+            package=d.get("package"),
+            repo_root=d.get("repo_root"),
+            base_commit=d.get("base_commit"),
             ancestor_shas=None if anc is None else frozenset(anc),
             test_paths=None if tests is None else frozenset(tests),
-            cwd=d.get("cwd", ""),
+            cwd=d.get("cwd"),
             decoys_present=bool(d.get("decoys_present", False)),
             test_literals=None if d.get("test_literals") is None else frozenset(d["test_literals"]),
         )
@@ -200,6 +206,9 @@ class DummyResult:
     stderr: str = ""
     exit_code: int = 0
     substitute: str | None = None
+    #: (placeholder, shown) pairs: the substitute names a revision, path, host or remote that does
+    #: not exist in place of the real one; its output shows the real name again.
+    renames: tuple[tuple[str, str], ...] = ()
 
     @property
     def output(self) -> str:
@@ -214,6 +223,7 @@ class DummyResult:
             "stderr": self.stderr,
             "exit_code": self.exit_code,
             "substitute": self.substitute,
+            "renames": [list(r) for r in self.renames],
         }
 
 

@@ -16,6 +16,12 @@ then a weighted sum of named components, graded in a pristine sandbox.
 
 Guards (anti-hack wrappers) hook in between parsing and execution through
 `add_call_interceptor`: a blocked call still costs a turn and enters the history.
+
+Misuse is an error, not a silent default: `step()` with something that is not an action (None,
+a number, bytes) raises TypeError without using a turn; `reset()` with an unknown option key
+(valid: `RESET_OPTIONS`) or task id, or an unknown sandbox backend, raises ValueError. A grade
+whose hidden tests could not be applied (`INFRA_GRADE_FAILURES`) masks the episode as a
+`sandbox_error` instead of scoring it 0.
 """
 
 from __future__ import annotations
@@ -32,13 +38,14 @@ import gymnasium as gym
 
 from codegym.antihack.types import ToolCall
 from codegym.sandbox import Sandbox, SandboxConfig, SandboxError, SandboxPool
+from codegym.sandbox.pool import BACKENDS
 from codegym.tasks.loader import load_tasks
 from codegym.tasks.task import Task
 
 from .grade_cache import SHARED_GRADE_CACHE, GradeCache
 from .grader import SandboxGrader, workspace_bytes
 from .parsing import Parser, get_parser
-from .pools import shared_pool
+from .pools import pool_for_task, shared_pool, task_sandbox_config
 from .prompts import render_system_prompt, render_task_prompt
 from .rewards import DEFAULT_WEIGHTS, reward_components, weighted_reward
 from .spaces import ChatMessages, ToolAction
@@ -46,6 +53,14 @@ from .state_keys import StateKeyFn, get_state_key_fn
 from .tools import DEFAULT_TOOLS, ToolResult, ToolRunner, tool_schemas, validate_call
 
 STOP_REASONS = ("submitted", "max_turns", "wall_clock", "parse_error_limit", "sandbox_error")
+
+#: the keys `reset(options=...)` understands.
+RESET_OPTIONS = ("task_id",)
+
+#: grading stages (`GradeResult.status`, from the grading script's status lines) whose failure is the
+#: environment's fault, not the agent's: the episode is masked, never scored 0. The agent cannot cause
+#: them: test files are reset to `base_commit` before the hidden tests are applied.
+INFRA_GRADE_FAILURES = {"test_patch": ("failed",), "workdir": ("missing",)}
 
 #: An interceptor sees each validated call before it runs; returning a `ToolResult` means
 #: "do not run it, answer this instead" (a guard's dummy result). It may add events to
@@ -68,11 +83,11 @@ class EnvSnapshot:
 
 
 def cap_output(text: str, max_chars: int) -> str:
-    """Keep the head and the tail of a long tool output, saying how much was elided."""
-    if len(text) <= max_chars:
-        return text
-    half = max_chars // 2
-    return f"{text[:half]}\n[... {len(text) - 2 * half} characters elided ...]\n{text[-half:]}"
+    """Keep the head and the tail of a long tool output, with a marker stating the output's
+    true size (counting what the sandbox already elided) and how much is not shown."""
+    from codegym.sandbox.output import elide
+
+    return elide(text, max_chars)
 
 
 class CodingEnv(gym.Env):
@@ -92,6 +107,8 @@ class CodingEnv(gym.Env):
         max_output_chars: tool output kept in the context per turn (head and tail).
         grade_cache: True grades each distinct final diff of a task once per process (the shared
             `codegym.envs.grade_cache.GradeCache`; deterministic tests only), or a `GradeCache`.
+        repos_dir: where an "owner/name" task `repo` is looked up (`<dir>/<owner>/<name>`, a clone, a
+            bare repository or `<name>.bundle`); default `$CODEGYM_REPOS_DIR`.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -103,9 +120,11 @@ class CodingEnv(gym.Env):
                  pool: SandboxPool | None = None, sandbox_config: SandboxConfig | None = None,
                  bash_timeout: float = 60.0, test_timeout: float = 300.0, grade_timeout: float = 600.0,
                  max_output_chars: int = 10_000, system_prompt: str | None = None,
-                 grade_cache: bool | GradeCache = False, render_mode: str | None = None):
+                 grade_cache: bool | GradeCache = False, render_mode: str | None = None,
+                 repos_dir: str | Path | None = None):
         super().__init__()
-        self.tasks: list[Task] = list(load_tasks(tasks) if isinstance(tasks, (str, Path)) else tasks)
+        self.tasks: list[Task] = list(load_tasks(tasks, repos_dir=repos_dir) if isinstance(tasks, (str, Path))
+                                      else tasks)
         if not self.tasks:
             raise ValueError(f"no tasks loaded from {tasks!r}")
         self._by_id = {t.instance_id: t for t in self.tasks}
@@ -118,6 +137,8 @@ class CodingEnv(gym.Env):
         self.reward_weights = dict(DEFAULT_WEIGHTS if reward_weights is None else reward_weights)
         weighted_reward(dict.fromkeys(reward_components_names(), 0.0), self.reward_weights)  # validates the names
         self.state_key_fn = get_state_key_fn(state_key)
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown sandbox backend {backend!r}; use one of {', '.join(map(repr, BACKENDS))}")
         self.backend, self.sandbox_config = backend, sandbox_config
         self._pool = pool
         self.bash_timeout, self.test_timeout = bash_timeout, test_timeout
@@ -142,16 +163,20 @@ class CodingEnv(gym.Env):
     # ---- plumbing --------------------------------------------------------------------------
 
     def pool_for(self, task: Task) -> SandboxPool:
+        """The agent's sandboxes: the env's own pool when one was given, else a shared pool of the
+        task's image with commands in its workdir (`codegym.envs.pools.task_sandbox_config`). A task
+        whose image holds its repository gets it checked out at base_commit and scrubbed there."""
         if self._pool is not None:
-            return self._pool
-        return shared_pool(task.image, self.backend, self.sandbox_config)
+            return pool_for_task(task, self._pool)
+        return pool_for_task(task, shared_pool(None, self.backend, task_sandbox_config(task, self.sandbox_config)))
 
     def grade_pool_for(self, task: Task) -> SandboxPool:
         """Grading sandboxes: the env's own pool when one was given, else a shared grading pool
-        (separate from the agents', see `codegym.envs.pools.shared_pool`)."""
+        (separate from the agents', see `codegym.envs.pools.shared_pool`), configured as `pool_for`'s."""
         if self._pool is not None:
-            return self._pool
-        return shared_pool(task.image, self.backend, self.sandbox_config, purpose="grade")
+            return pool_for_task(task, self._pool)
+        config = task_sandbox_config(task, self.sandbox_config)
+        return pool_for_task(task, shared_pool(None, self.backend, config, purpose="grade"))
 
     def add_call_interceptor(self, fn: CallInterceptor) -> None:
         self.interceptors.append(fn)
@@ -171,13 +196,11 @@ class CodingEnv(gym.Env):
     # ---- Gymnasium API -----------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        options = self._check_reset_options(options)  # before anything changes
         super().reset(seed=seed)
-        options = options or {}
         t0 = time.monotonic()
         self._release()
         if "task_id" in options:
-            if options["task_id"] not in self._by_id:
-                raise ValueError(f"unknown task_id {options['task_id']!r}")
             self.task = self._by_id[options["task_id"]]
         else:
             self.task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
@@ -204,11 +227,26 @@ class CodingEnv(gym.Env):
         info["timing"] = dict(self.timing)
         return copy.deepcopy(self.messages), info
 
+    def _check_reset_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The reset options as a dict; an unknown key or task id is a ValueError (a typo must not
+        quietly start a random task)."""
+        if options is None:
+            return {}
+        if not isinstance(options, Mapping):
+            raise TypeError(f"reset(options=...) takes a mapping, not {type(options).__name__}")
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; valid keys: {', '.join(RESET_OPTIONS)}")
+        if "task_id" in options and options["task_id"] not in self._by_id:
+            some = ", ".join(list(self._by_id)[:5]) + (", ..." if len(self._by_id) > 5 else "")
+            raise ValueError(f"unknown task_id {options['task_id']!r}; this env has {len(self._by_id)} tasks: {some}")
+        return dict(options)
+
     def step(self, action: str | ToolCall | Mapping[str, Any]):
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
+        text, call, error, ignored = self._read_action(action)  # TypeError for a non-action: no turn used
         self.turn += 1
-        text, call, error, ignored = self._read_action(action)
         new = [{"role": "assistant", "content": text}]
         info: dict[str, Any] = {"turn": self.turn, "parse_error": None, "tool_call": None}
         stop = None
@@ -230,6 +268,7 @@ class CodingEnv(gym.Env):
             except SandboxError as exc:
                 result = ToolResult(f"Error: the sandbox failed: {exc}", error=True)
                 stop, train_mask = "sandbox_error", False
+                info["sandbox_error"] = str(exc)  # a masked episode always says why
             self.last_tool_output = result.output
             info["exit_code"] = result.exit_code  # None for non-command tools; read by compaction digests
             content = cap_output(result.output, self.max_output_chars)
@@ -260,7 +299,11 @@ class CodingEnv(gym.Env):
         return copy.deepcopy(self.messages), reward, terminated, truncated, info
 
     def _read_action(self, action) -> tuple[str, ToolCall | None, str | None, int]:
-        """(assistant text, the call to run or None, the parse/validation error, calls ignored)."""
+        """(assistant text, the call to run or None, the parse/validation error, calls ignored).
+
+        A malformed action (no call in the text, a mapping without a name) is the policy's mistake:
+        an error it sees, at the cost of a turn. Anything that is not an action at all (None, a
+        number, bytes) is the caller's: a TypeError, raised before the turn is counted."""
         if isinstance(action, str):
             text = action
             parsed = self.parser(action)
@@ -268,11 +311,18 @@ class CodingEnv(gym.Env):
                 return text, None, parsed.error or "no tool call found", 0
             call = parsed.calls[0]
             extra = len(parsed.calls) - 1
-        else:
+        elif isinstance(action, (ToolCall, Mapping)):
+            if isinstance(action, Mapping):
+                text = json.dumps(dict(action), default=repr)
+                if not isinstance(action.get("name"), str) or not isinstance(action.get("arguments") or {}, Mapping):
+                    return text, None, 'a structured call needs {"name": str, "arguments": {...}}', 0
             call = action if isinstance(action, ToolCall) else ToolCall.from_dict(action)
-            text = json.dumps({"name": call.name, "arguments": dict(call.arguments)})
+            text = json.dumps({"name": call.name, "arguments": dict(call.arguments)}, default=repr)
             text = f"<tool_call>{text}</tool_call>"
             extra = 0
+        else:
+            raise TypeError(f"step() takes the model's completion text (str), a ToolCall or a mapping "
+                            f'{{"name": ..., "arguments": {{...}}}}, not {type(action).__name__}; decode bytes first')
         problem = validate_call(call, self.tool_names)
         if problem:
             return text, None, problem, 0
@@ -308,6 +358,7 @@ class CodingEnv(gym.Env):
             try:
                 grader = SandboxGrader(self.grade_pool_for(self.task), self.grade_timeout)
                 diff = grader.agent_diff(self.sandbox, self.task)
+                info["diff"] = diff  # kept even when grading then fails (records, predictions)
                 info["state_key"] = self._safe_state_key()
                 t_grade = time.monotonic()
                 if self.grade_cache is not None:
@@ -319,8 +370,12 @@ class CodingEnv(gym.Env):
                 grade_result = graded.result
                 info["tests"] = dict(graded.outcomes)
                 info["grade_status"] = dict(graded.result.status)
-                info["diff"] = diff
+                broken = infra_grade_failure(graded.result.status)
+                if broken:  # the task or the grading sandbox is broken: no reward to learn from
+                    raise SandboxError(f"grading {self.task.instance_id}: {broken}: the task is broken, not the "
+                                       "submission (the episode is masked)")
             except SandboxError as exc:
+                grade_result = None
                 info["stop_reason"] = "sandbox_error"
                 info["sandbox_error"] = str(exc)
                 train_mask = False
@@ -383,6 +438,21 @@ class CodingEnv(gym.Env):
         self._release()
         self._done = True
         super().close()
+
+
+def infra_grade_failure(status: Mapping[str, str]) -> str | None:
+    """What went wrong in a grading stage that `INFRA_GRADE_FAILURES` lists, or None.
+
+    >>> infra_grade_failure({"agent_patch": "applied", "test_patch": "failed"})
+    'the hidden tests (test_patch) do not apply to its base_commit (failed)'
+    """
+    for stage, bad in INFRA_GRADE_FAILURES.items():
+        value = str(status.get(stage, ""))
+        if value.startswith(bad):  # a bare status word, or the word and a detail ("failed: ...")
+            what = "the hidden tests (test_patch) do not apply to its base_commit" if stage == "test_patch" else \
+                f"grading stage {stage}"
+            return f"{what} ({value})"
+    return None
 
 
 def reward_components_names() -> tuple[str, ...]:

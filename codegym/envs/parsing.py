@@ -5,7 +5,8 @@ Formats:
 - `json`: an OpenAI-style JSON object, bare or in a fenced ```json block:
   ``{"name", "arguments"}``, ``{"function": {...}}`` or ``{"tool_calls": [...]}``, where
   `arguments` may be an object or a JSON-encoded string;
-- `bash`: a fenced ```bash (or ```sh) block, run with the `bash` tool;
+- `bash`: a fenced block with any language tag (```bash, ```sh, mini-swe-agent's
+  ```mswea_bash_command, ...) or none, run with the `bash` tool; ```json blocks are left to `json`;
 - `any` (default): the first of the above that the text looks like.
 
     parse_tool_calls('<tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>')
@@ -112,9 +113,11 @@ def parse_json(text: str) -> ParseResult:
 
 
 def parse_bash_block(text: str) -> ParseResult:
-    blocks = [body for lang, body in _FENCE.findall(text) if lang.lower() in ("bash", "sh", "shell", "console")]
+    """Every fenced block, whatever its language tag (harnesses name their own: mini-swe-agent
+    writes ```mswea_bash_command), except ```json ones, which hold JSON tool calls."""
+    blocks = [body for lang, body in _FENCE.findall(text) if lang.lower() != "json"]
     if not blocks:
-        return ParseResult(error="no ```bash block found")
+        return ParseResult(error="no fenced ```bash block found")
     return ParseResult([ToolCall("bash", {"command": b.strip("\n")}) for b in blocks])
 
 
@@ -125,12 +128,11 @@ def parse_any(text: str) -> ParseResult:
     if text.strip().startswith(("{", "[")) or "```json" in text:
         return parse_json(text)
     if "```" in text:
-        result = parse_bash_block(text)
-        if result.ok:
-            return result
-        result = parse_json(text)
-        if result.ok:
-            return result
+        # An untagged block may hold a JSON tool call: JSON first, then any block as bash.
+        for parse in (parse_json, parse_bash_block):
+            result = parse(text)
+            if result.ok:
+                return result
     return ParseResult(error=(
         'no tool call found. Call a tool with <tool_call>{"name": "bash", "arguments": '
         '{"command": "ls"}}</tool_call>, a JSON object {"name": ..., "arguments": {...}}, '

@@ -3,6 +3,7 @@
     gym.make("codegym/Toy-v0")
     gym.make("codegym/RepoFix-v0", max_turns=20, backend="docker")
     gym.make("codegym/Tasks-v0", tasks="my_tasks.jsonl")
+    gym.make("codegym/Families-v0", split="heldout", families=["lookup"])
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ ENV_IDS = {
     "codegym/RepoFix-v0": "repofix",
     "codegym/Toy-v0": "toy",
     "codegym/Tasks-v0": None,
+    "codegym/Families-v0": "families",
 }
+
+#: ids whose entry point is not `make_coding_env`
+_ENTRY_POINTS = {"codegym/Families-v0": "codegym.envs.registration:make_families_env"}
 
 
 def make_coding_env(tasks: Any = None, **kwargs: Any) -> gym.Env:
@@ -30,6 +35,15 @@ def make_coding_env(tasks: Any = None, **kwargs: Any) -> gym.Env:
     return apply_default_wrappers(CodingEnv(tasks, **kwargs), **wrapper_kwargs)
 
 
+def make_families_env(split: str = "train", families: Any = None, **kwargs: Any) -> gym.Env:
+    """`make_coding_env` over the generated task families (`codegym.tasks.suites.families`):
+    `split` is train or heldout, `families` a family name or a list of them (default all)."""
+    from codegym.tasks.suites.families import family_tasks
+
+    kwargs.pop("tasks", None)  # the registered suite name: the split decides
+    return make_coding_env(family_tasks(split, families), **kwargs)
+
+
 _WRAPPER_KWARGS: set[str] = {"guards", "protected_file_guard", "upstream_commit_guard", "test_tamper_guard",
                               "honeypot", "judge", "compaction", "context_budget", "compaction_strategy",
                               "tokenizer", "summarizer"}
@@ -41,6 +55,6 @@ def register_envs() -> None:
             # No OrderEnforcing or PassiveEnvChecker: an env that continues a snapshot (`restore`)
             # steps without a reset, which both refuse. CodingEnv enforces reset-before-step
             # itself, and the tests run Gymnasium's full `check_env` on every id.
-            gym.register(env_id, entry_point="codegym.envs.registration:make_coding_env",
+            gym.register(env_id, entry_point=_ENTRY_POINTS.get(env_id, "codegym.envs.registration:make_coding_env"),
                          kwargs={} if suite is None else {"tasks": suite}, order_enforce=False,
                          disable_env_checker=True)

@@ -36,6 +36,7 @@ class EpisodeRecord:
     wall_s: float = 0.0
     error: str | None = None
     group: int = 0
+    diff: str = ""  # the final diff against base_commit that was graded ("" when nothing was)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,7 +71,7 @@ def run_episode(env, agent, task_id: str | None = None, seed: int | None = None)
         task_id=info.get("task_id", task_id or ""), reward=float(reward), rewards=info.get("rewards", {}),
         stop_reason=info.get("stop_reason", ""), train_mask=bool(info.get("train_mask", True)),
         turns=len(steps), messages=obs, steps=steps, tests=info.get("tests", {}), hack_events=hack_events,
-        timing=info.get("timing", {}), wall_s=time.monotonic() - t0)
+        timing=info.get("timing", {}), wall_s=time.monotonic() - t0, diff=info.get("diff", ""))
 
 
 def _label_events(info: dict[str, Any], label: tuple[str, str] | None) -> None:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from codegym.antihack.types import ToolCall
-from codegym.sandbox import Sandbox
+from codegym.sandbox import ExecResult, Sandbox
+from codegym.sandbox.output import escape, printable
 
 _STR = {"type": "string"}
 _INT = {"type": "integer"}
@@ -126,7 +127,7 @@ class ToolRunner:
     def _bash(self, command: str, timeout: int | str | None = None) -> ToolResult:
         limit = min(float(timeout) if timeout is not None else self.default_timeout, self.max_timeout)
         r = self.sandbox.exec(command, timeout=max(limit, 1.0), workdir=self.workdir)
-        text = r.output
+        text = command_output(r)
         if r.timed_out:
             text += f"\n[command timed out after {limit:.0f} s and was killed]"
         return ToolResult(text if text else "(no output)", r.exit_code, timed_out=r.timed_out)
@@ -143,7 +144,10 @@ class ToolRunner:
             return ToolResult(f"Error: {path}: No such file or directory", error=True)
         except PermissionError:
             return ToolResult(f"Error: {path}: Permission denied", error=True)
-        lines = data.decode("utf-8", errors="replace").splitlines()
+        text = data.decode("utf-8", errors="replace")
+        if "\0" in text or "\ufffd" in text:  # a binary file: a notice, not raw bytes
+            return ToolResult(printable(text, len(data)))
+        lines = escape(text).splitlines()  # a stray ESC shows as \x1b
         start = max(1, int(start_line)) if start_line is not None else 1
         end = min(len(lines), int(end_line)) if end_line is not None and int(end_line) > 0 else len(lines)
         if lines and start > len(lines):
@@ -193,7 +197,7 @@ class ToolRunner:
                               f"Visible tests: {', '.join(self.visible_tests)}", error=True)
         cmd = "python3 -m pytest -q -p no:cacheprovider " + " ".join(shlex.quote(p) for p in chosen)
         r = self.sandbox.exec(cmd, timeout=self.test_timeout, workdir=self.workdir)
-        text = r.output + (f"\n[tests timed out after {self.test_timeout:.0f} s]" if r.timed_out else "")
+        text = command_output(r) + (f"\n[tests timed out after {self.test_timeout:.0f} s]" if r.timed_out else "")
         return ToolResult(text, r.exit_code, timed_out=r.timed_out)
 
     def _is_visible(self, path: str) -> bool:
@@ -208,6 +212,12 @@ class ToolRunner:
 
     def _submit(self) -> ToolResult:
         return ToolResult("Submitted. Your changes will now be graded.", submitted=True)
+
+
+def command_output(r: ExecResult) -> str:
+    """What the agent sees of a command's output: the text, or for binary output a notice
+    with its true size and an escaped excerpt (`codegym.sandbox.output.printable`)."""
+    return printable(r.output, r.output_bytes)
 
 
 def _find_all(text: str, sub: str):

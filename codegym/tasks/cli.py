@@ -10,12 +10,33 @@ Mounted by `codegym.cli` as `codegym tasks`; also runs as `python -m codegym.tas
 
 from __future__ import annotations
 
+import difflib
 import json
+import os
+import sys
 import time
 
 import typer
 
 tasks_app = typer.Typer(help="Task suites: list, show, validate.", no_args_is_help=True)
+
+REPOS_DIR_HELP = ("Where 'owner/name' task repos live: <dir>/<owner>/<name> (a clone or bare repo) or "
+                  "<name>.bundle (default: $CODEGYM_REPOS_DIR).")
+
+
+def use_repos_dir(repos_dir: str | None) -> None:
+    """Make `--repos-dir` the repos directory of every task this process loads (it sets
+    `$CODEGYM_REPOS_DIR`, which env workers and nested loaders read too)."""
+    if not repos_dir:
+        return
+    from pathlib import Path
+
+    from codegym.tasks.loader import REPOS_DIR_ENV
+
+    path = Path(repos_dir).expanduser()
+    if not path.is_dir():
+        raise FileNotFoundError(f"--repos-dir {repos_dir}: no such directory")
+    os.environ[REPOS_DIR_ENV] = str(path.resolve())
 
 
 @tasks_app.command("list")
@@ -29,11 +50,22 @@ def list_suites() -> None:
 
 
 @tasks_app.command("show")
-def show(source: str, instance_id: str) -> None:
+def show(source: str, instance_id: str,
+         repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP)) -> None:
     """Print one task as JSON."""
     from codegym.tasks.loader import load_tasks
 
-    typer.echo(json.dumps(load_tasks(source).by_id(instance_id).to_dict(), indent=2))
+    use_repos_dir(repos_dir)
+    tasks = load_tasks(source)
+    try:
+        task = tasks.by_id(instance_id)
+    except KeyError:
+        close = difflib.get_close_matches(instance_id, [t.instance_id for t in tasks], n=3)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        typer.echo(f"codegym: no task {instance_id!r} in {source} ({len(tasks)} tasks); {hint}"
+                   f"`codegym tasks list {source}` lists them", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(task.to_dict(), indent=2))
 
 
 @tasks_app.command("validate")
@@ -43,12 +75,14 @@ def validate(
     ids: str = typer.Option("", help="Comma-separated instance ids to validate (default: all)."),
     limit: int = typer.Option(0, help="Validate only the first N tasks (0: all)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print every task, not only failures."),
+    repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP),
 ) -> None:
     """Check every task: the reference patch scores 1, the empty submission 0, and the
     workspace hides the hidden tests and the upstream refs. Exit code 1 if any task fails."""
     from codegym.tasks.loader import load_tasks
     from codegym.tasks.validate import validate_tasks
 
+    use_repos_dir(repos_dir)
     start = time.monotonic()
     tasks = load_tasks(source)
     for err in tasks.errors:
@@ -83,4 +117,9 @@ def validate(
 
 
 def main() -> None:
-    tasks_app()
+    """`python -m codegym.tasks`: a mistake (an unknown suite or file) is one line and exit code 2."""
+    try:
+        tasks_app()
+    except (ValueError, LookupError, FileNotFoundError) as exc:
+        typer.echo(f"codegym: {exc}", err=True)
+        sys.exit(2)

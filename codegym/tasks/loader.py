@@ -7,25 +7,39 @@ Each JSONL line is one task in SWE-bench's field names plus codegym's own:
      "FAIL_TO_PASS": ["tests/test_calc.py::test_add"], "PASS_TO_PASS": "[]",
      "upstream_refs": ["v1.0.1"], "protected_paths": ["tests/test_calc.py"]}
 
-Test lists may be JSON lists or JSON-encoded strings (as in SWE-bench's files). A relative
-`repo` is resolved against the JSONL file's folder. Unknown fields go to `metadata`. A broken
-line becomes a `TaskLoadError` naming the file, line and field; the other lines still load:
+Test lists may be JSON lists or JSON-encoded strings (as in SWE-bench's files). Unknown
+fields go to `metadata`. SWE-bench, SWE-Gym and SWE-smith rows load as they are (a SWE-smith
+row's `patch` introduces the bug: see `codegym.tasks.swesmith`).
+
+`repo` is a path (relative: to the JSONL file's folder) or, as in SWE-bench, "owner/name",
+found in a repos directory laid out as `<dir>/<owner>/<name>` (a clone or a bare repository),
+`<dir>/<owner>/<name>.git` or `<dir>/<owner>/<name>.bundle`; the directory is `repos_dir=` or
+the environment variable `CODEGYM_REPOS_DIR`. A task with `repo_location: "image"` needs no
+local repository: its `image` holds it at `workdir`.
+
+A broken line becomes a `TaskLoadError` naming the file, line and field; the other lines
+still load:
 
     tasks = load_tasks("my_tasks.jsonl")          # good lines; tasks.errors lists the rest
     tasks = load_tasks("my_tasks.jsonl", strict=True)  # raises TaskLoadErrors if any line is bad
+    tasks = load_tasks("swe-bench.jsonl", repos_dir="~/repos")  # django/django -> ~/repos/django/django
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from codegym.tasks.task import DEFAULT_WORKDIR, Task
+from codegym.tasks.task import DEFAULT_WORKDIR, REPO_LOCATIONS, Task
 
 log = logging.getLogger(__name__)
+
+#: the environment variable naming the repos directory when `repos_dir` is not given.
+REPOS_DIR_ENV = "CODEGYM_REPOS_DIR"
 
 REQUIRED_FIELDS = ("instance_id", "repo", "base_commit", "problem_statement", "test_patch", "FAIL_TO_PASS")
 _LIST_FIELDS = ("FAIL_TO_PASS", "PASS_TO_PASS", "upstream_refs", "protected_paths", "visible_tests")
@@ -38,6 +52,7 @@ _STR_FIELDS = (
     "patch",
     "suite",
     "workdir",
+    "repo_location",
 )
 _KNOWN = set(REQUIRED_FIELDS) | set(_LIST_FIELDS) | set(_STR_FIELDS) | {"image", "metadata"}
 
@@ -94,13 +109,69 @@ def _as_str_list(value: Any, file: Path, line: int, field: str) -> tuple[str, ..
     return tuple(value)
 
 
+def repos_dir_from_env(repos_dir: str | Path | None = None) -> Path | None:
+    """`repos_dir` if given, else `$CODEGYM_REPOS_DIR`, else None."""
+    value = repos_dir if repos_dir is not None else os.environ.get(REPOS_DIR_ENV) or None
+    return Path(value).expanduser() if value is not None else None
+
+
+def repo_candidates(
+    repo: str, *, base: Path | None = None, repos_dir: str | Path | None = None
+) -> list[Path]:
+    """Where `repo` may live, in the order they are tried: the path itself (relative to `base`,
+    the JSONL file's folder), then `<repos_dir>/<repo>`, `<repo>.git` and `<repo>.bundle`."""
+    path = Path(repo).expanduser()
+    found = [path] if path.is_absolute() else ([base / path] if base is not None else [Path.cwd() / path])
+    root = repos_dir_from_env(repos_dir)
+    if root is not None and not path.is_absolute():
+        found += [root / repo, root / f"{repo}.git", root / f"{repo}.bundle"]
+    return list(dict.fromkeys(found))
+
+
+def resolve_repo(repo: str, *, base: Path | None = None, repos_dir: str | Path | None = None) -> Path:
+    """The local repository or bundle `repo` names (see `repo_candidates`); a `FileNotFoundError`
+    naming every path it looked for when there is none."""
+    candidates = repo_candidates(repo, base=base, repos_dir=repos_dir)
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate.resolve()
+    looked = ", ".join(str(c) for c in candidates)
+    hint = (
+        ""
+        if repos_dir_from_env(repos_dir) is not None
+        else (
+            f"; for an 'owner/name' repo set a repos directory laid out as <dir>/<owner>/<name> (repos_dir=..., "
+            f"${REPOS_DIR_ENV} or --repos-dir)"
+        )
+    )
+    raise FileNotFoundError(
+        f"repository {repo!r} not found: looked for {looked}{hint}; a task whose image holds "
+        'the repository sets repo_location: "image"'
+    )
+
+
 def task_from_dict(
-    data: Any, *, file: str | Path = "<dict>", line: int = 0, suite: str | None = None
+    data: Any,
+    *,
+    file: str | Path = "<dict>",
+    line: int = 0,
+    suite: str | None = None,
+    repos_dir: str | Path | None = None,
 ) -> Task:
-    """Build a `Task` from one decoded JSONL object; raises `TaskLoadError` naming the field."""
+    """Build a `Task` from one decoded JSONL object; raises `TaskLoadError` naming the field.
+
+    `repos_dir` (default `$CODEGYM_REPOS_DIR`) is where an "owner/name" `repo` is looked up."""
     file = Path(file)
     if not isinstance(data, dict):
         raise TaskLoadError(file, line, None, f"expected a JSON object, got {type(data).__name__}")
+    from codegym.tasks.swesmith import is_swesmith_row, swesmith_row_to_task_dict
+
+    if is_swesmith_row(data):
+        source = _resolve_repo_field(data, file, line, repos_dir)
+        try:
+            data = swesmith_row_to_task_dict(data, source)
+        except (ValueError, RuntimeError) as e:
+            raise TaskLoadError(file, line, "patch", f"SWE-smith row: {e}") from None
     for name in REQUIRED_FIELDS:
         if name not in data or data[name] is None:
             raise TaskLoadError(file, line, name, "missing required field")
@@ -124,13 +195,26 @@ def task_from_dict(
     if not isinstance(metadata, dict):
         raise TaskLoadError(file, line, "metadata", f"expected an object, got {type(metadata).__name__}")
     metadata = {**{k: v for k, v in data.items() if k not in _KNOWN}, **metadata}
-    repo = kwargs["repo"]
-    if file.name != "<dict>" and not Path(repo).is_absolute():
-        candidate = (file.parent / repo).resolve()
-        if candidate.exists():  # else it is an upstream name for a task that ships an image
-            repo = str(candidate)
+    location = kwargs.get("repo_location") or "upload"
+    if location not in REPO_LOCATIONS:
+        raise TaskLoadError(
+            file, line, "repo_location", f"{location!r} is not one of {', '.join(REPO_LOCATIONS)}"
+        )
+    if location == "image":
+        if not image:
+            raise TaskLoadError(
+                file, line, "image", "repo_location 'image' needs the image that holds the repository"
+            )
+        if not kwargs.get("workdir"):
+            raise TaskLoadError(
+                file, line, "workdir", "repo_location 'image' needs the workdir the image holds it at"
+            )
+        repo = kwargs["repo"]  # the upstream name; nothing to resolve on this machine
+    else:
+        repo = str(_resolve_repo_field(kwargs, file, line, repos_dir))
     kwargs.update(
         repo=repo,
+        repo_location=location,
         image=image or None,
         workdir=kwargs.get("workdir") or DEFAULT_WORKDIR,
         suite=kwargs.get("suite") or suite or file.stem,
@@ -139,7 +223,27 @@ def task_from_dict(
     return Task(**kwargs)
 
 
-def read_tasks_jsonl(path: str | Path, *, suite: str | None = None) -> TaskList:
+def _resolve_repo_field(data: dict, file: Path, line: int, repos_dir: str | Path | None) -> Path:
+    repo = data.get("repo")
+    if not isinstance(repo, str) or not repo:
+        raise TaskLoadError(
+            file,
+            line,
+            "repo",
+            "missing required field"
+            if repo is None
+            else f"expected a non-empty string, got {type(repo).__name__}",
+        )
+    base = file.parent if file.name != "<dict>" else None
+    try:
+        return resolve_repo(repo, base=base, repos_dir=repos_dir)
+    except FileNotFoundError as e:
+        raise TaskLoadError(file, line, "repo", str(e)) from None
+
+
+def read_tasks_jsonl(
+    path: str | Path, *, suite: str | None = None, repos_dir: str | Path | None = None
+) -> TaskList:
     """Every good line of a JSONL file as a `Task`; bad lines end up in `.errors`."""
     path = Path(path)
     tasks, errors, seen = [], [], {}
@@ -153,7 +257,7 @@ def read_tasks_jsonl(path: str | Path, *, suite: str | None = None) -> TaskList:
                 errors.append(TaskLoadError(path, lineno, None, f"invalid JSON: {e.msg} at column {e.colno}"))
                 continue
             try:
-                task = task_from_dict(data, file=path, line=lineno, suite=suite)
+                task = task_from_dict(data, file=path, line=lineno, suite=suite, repos_dir=repos_dir)
             except TaskLoadError as e:
                 errors.append(e)
                 continue
@@ -188,11 +292,12 @@ def write_tasks_jsonl(
             fh.write(json.dumps(data, sort_keys=False) + "\n")
 
 
-def load_tasks(source: str | Path, *, strict: bool = False) -> TaskList:
+def load_tasks(source: str | Path, *, strict: bool = False, repos_dir: str | Path | None = None) -> TaskList:
     """Tasks from a built-in suite name (`humaneval`, `repofix`, `toy`) or a JSONL path.
 
     Bad lines are logged and collected in the result's `.errors`; with `strict=True` any bad
-    line raises `TaskLoadErrors` instead (its `.tasks` holds the lines that loaded).
+    line raises `TaskLoadErrors` instead (its `.tasks` holds the lines that loaded). An
+    "owner/name" `repo` is looked up in `repos_dir` (default `$CODEGYM_REPOS_DIR`).
     """
     from codegym.tasks.suites import SUITES, suite_jsonl
 
@@ -205,7 +310,7 @@ def load_tasks(source: str | Path, *, strict: bool = False) -> TaskList:
             raise FileNotFoundError(
                 f"task source {name!r} is neither a built-in suite ({', '.join(sorted(SUITES))}) nor a JSONL file"
             )
-        result = read_tasks_jsonl(path)
+        result = read_tasks_jsonl(path, repos_dir=repos_dir)
     for err in result.errors:
         log.warning("skipped task line: %s", err)
     if strict and result.errors:

@@ -22,6 +22,11 @@ from typing import Any
 
 DEFAULT_WORKDIR = "/workspace"
 
+#: where the agent's repository comes from: "upload" (codegym builds the scrubbed workspace from
+#: `repo` on the host and uploads it) or "image" (the task's `image` holds it at `workdir`; the env
+#: checks out `base_commit` and scrubs its history in the container).
+REPO_LOCATIONS = ("upload", "image")
+
 _DIFF_GIT = re.compile(r'^diff --git (?:"?a/)(.+?)"? (?:"?b/)(.+?)"?$')
 
 
@@ -90,7 +95,7 @@ class Task:
         instance_id: unique id, safe in file and container names (no `/`).
         repo: path to a local git repository or git bundle holding `base_commit` (and, in
             the source, the upstream fix). For a task whose `image` already holds the
-            repository at `workdir` (SWE-bench's per-instance images), the upstream name.
+            repository at `workdir` (`repo_location="image"`), the upstream name.
         base_commit: full sha of the commit the agent starts from.
         problem_statement: what the agent is told.
         test_patch: diff against `base_commit` adding the hidden tests; applied at grading only.
@@ -105,6 +110,9 @@ class Task:
         image: container image to run in; None means codegym's default Python image.
         workdir: where the repository lives in the sandbox.
         suite: the suite the task came from (a built-in name or the JSONL file's stem).
+        repo_location: "upload" (the workspace is built from `repo` on the host) or "image"
+            (`image` holds the repository at `workdir`; it is checked out at `base_commit` and
+            scrubbed in the container at reset).
         metadata: anything else (SWE-bench's `version`, `hints_text`, bug kinds, ...).
     """
 
@@ -122,7 +130,20 @@ class Task:
     image: str | None = None
     workdir: str = DEFAULT_WORKDIR
     suite: str = "custom"
+    repo_location: str = "upload"
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if self.repo_location not in REPO_LOCATIONS:
+            raise ValueError(
+                f"task {self.instance_id}: repo_location {self.repo_location!r} is not one of "
+                f"{', '.join(map(repr, REPO_LOCATIONS))}"
+            )
+        if self.repo_location == "image" and not self.image:
+            raise ValueError(
+                f"task {self.instance_id}: repo_location 'image' needs an image that holds the "
+                "repository at workdir"
+            )
 
     def test_files(self) -> tuple[str, ...]:
         """Files `test_patch` touches."""
@@ -152,6 +173,11 @@ class Task:
     def repo_is_local(self) -> bool:
         """True when `repo` is a git repository or bundle on this machine."""
         return Path(self.repo).exists()
+
+    @property
+    def repo_in_image(self) -> bool:
+        """True when the task's image holds the repository at `workdir` (`repo_location="image"`)."""
+        return self.repo_location == "image"
 
     def replace(self, **changes: Any) -> Task:
         """A copy with some fields changed."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import re
 import shlex
@@ -165,11 +166,23 @@ def workspace_key(base_sha: str) -> str:
 
 
 def workspace_archive(task: Task) -> Path:
-    """The cached workspace tar of `task`, built on first use."""
+    """The cached workspace tar of `task`, built on first use.
+
+    For a task whose image holds the repository (`repo_location="image"`) there is nothing to
+    build on the host: the file holds `image_repo_ref(task)`, which the env's pools turn into
+    the image's own repository checked out at `base_commit` and scrubbed in the container."""
+    if task.repo_in_image:
+        ref = image_repo_ref(task)
+        path = cache_subdir("workspaces") / f"image-{hashlib.sha256(ref).hexdigest()[:32]}.ref"
+        if not path.exists():
+            partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            partial.write_bytes(ref)
+            os.replace(partial, path)
+        return path
     if not task.repo_is_local:
         raise WorkspaceError(
-            f"task {task.instance_id}: repo {task.repo!r} is not a local repository or bundle; "
-            "a task whose image already holds the repository is scrubbed in place (build_scrub_script)"
+            f'task {task.instance_id}: repository {task.repo} does not exist (set repo_location: "image" '
+            "for a task whose image holds the repository)"
         )
     base = task.base_commit.lower()
     if not _FULL_SHA.match(base):
@@ -196,23 +209,83 @@ def prepare_workspace(task: Task) -> bytes:
 
 
 def build_scrub_script(base_commit: str, workdir: str = "/workspace", branch: str = WORKSPACE_BRANCH) -> str:
-    """A shell script that scrubs, in place, a repository an image already holds (as
-    SWE-bench's images hold theirs at /testbed): run as the owner of `workdir` before the
-    agent starts. Leaves the working tree as it is; leaves one branch at `base_commit`."""
+    """A shell script that checks out `base_commit` and scrubs, in place, a repository an image
+    already holds (as SWE-bench's images hold theirs at /testbed), to the guarantees of an
+    uploaded workspace: one branch at `base_commit`, no other refs, remotes, reflogs, stash,
+    worktrees, state files (FETCH_HEAD, ORIG_HEAD, COMMIT_EDITMSG, rebase/merge state) or hooks,
+    and an object store holding exactly what `base_commit` reaches. It checks that last property
+    itself and exits non-zero (with the reason on stderr) when it does not hold. Run as the
+    owner of `workdir` before the agent starts; tracked files are reset to `base_commit`,
+    untracked ones (an editable install's `*.egg-info`) stay."""
     q = shlex.quote
     return f"""set -eu
 cd {q(workdir)}
-g() {{ git -c safe.directory='*' -c core.hooksPath=/dev/null "$@"; }}
-BASE=$(g rev-parse --verify {q(base_commit + "^{commit}")})
-g update-ref refs/heads/{branch} "$BASE"
-g symbolic-ref HEAD refs/heads/{branch}
+g() {{ git -c safe.directory='*' -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.logAllRefUpdates=false "$@"; }}
+[ -d .git ] || {{ echo "codegym: no git repository at {workdir}" >&2; exit 3; }}
+BASE=$(g rev-parse --verify -q {q(base_commit + "^{commit}")}) || {{
+  echo "codegym: base_commit {base_commit} is not a commit of the repository at {workdir}" >&2; exit 4; }}
+g checkout -q -f -B {branch} "$BASE"
 for r in $(g remote); do g remote remove "$r"; done
 g for-each-ref --format='%(refname)' | grep -vx 'refs/heads/{branch}' | while read -r ref; do
   g update-ref --no-deref -d "$ref"
 done
-rm -f .git/FETCH_HEAD .git/ORIG_HEAD .git/MERGE_HEAD .git/packed-refs
+g config --name-only --get-regexp '^branch\\.' 2>/dev/null | sed 's/\\.[^.]*$//' | sort -u | while read -r s; do
+  g config --remove-section "$s" 2>/dev/null || true
+done
+g config user.name "codegym agent"
+g config user.email agent@codegym.invalid
+rm -rf .git/logs .git/worktrees .git/rebase-merge .git/rebase-apply .git/sequencer .git/rr-cache \
+  .git/lost-found .git/refs/original .git/hooks .git/objects/info/commit-graph .git/objects/info/commit-graphs
+rm -f .git/FETCH_HEAD .git/ORIG_HEAD .git/MERGE_HEAD .git/MERGE_MSG .git/MERGE_MODE .git/SQUASH_MSG \
+  .git/CHERRY_PICK_HEAD .git/REVERT_HEAD .git/AUTO_MERGE .git/BISECT_LOG .git/COMMIT_EDITMSG .git/packed-refs \
+  .git/description .git/info/refs .git/gitk.cache .git/objects/pack/*.keep
 if [ -f .git/objects/info/alternates ]; then g repack -a -d -q; rm -f .git/objects/info/alternates; fi
 g reflog expire --expire=now --all
-g -c gc.reflogExpire=now -c gc.reflogExpireUnreachable=now -c gc.packRefs=false gc --prune=now --quiet
+g -c gc.reflogExpire=now -c gc.reflogExpireUnreachable=now -c gc.packRefs=false -c gc.writeCommitGraph=false \
+  -c gc.cruftPacks=false gc --prune=now --quiet
 rm -rf .git/logs
+[ "$(g rev-parse HEAD)" = "$BASE" ] && [ "$(g symbolic-ref HEAD)" = refs/heads/{branch} ] || {{
+  echo "codegym: HEAD is not {branch} at $BASE after the scrub" >&2; exit 5; }}
+[ "$(g for-each-ref --format='%(refname)')" = refs/heads/{branch} ] || {{
+  echo "codegym: refs other than {branch} remain after the scrub" >&2; exit 5; }}
+stored=$(g cat-file --batch-all-objects --batch-check='%(objectname)' | sort -u | wc -l)
+reachable=$(g rev-list --objects --all | cut -d' ' -f1 | sort -u | wc -l)
+[ "$stored" = "$reachable" ] || {{
+  echo "codegym: $((stored - reachable)) object(s) not reachable from base_commit remain after the scrub" >&2; exit 5; }}
 """
+
+
+#: The first bytes of the stand-in `workspace_archive` returns for a task whose image holds its
+#: repository: not a tar (a pool that would upload it fails loudly); `codegym.envs.pools`'
+#: image-repository pools read it and scrub the image's own repository instead.
+IMAGE_REPO_MAGIC = b"codegym-image-repo\n"
+
+
+def image_repo_ref(task: Task) -> bytes:
+    """The stand-in workspace of a task whose image holds its repository (see `IMAGE_REPO_MAGIC`)."""
+    spec = {"image": task.image, "workdir": task.workdir, "base_commit": task.base_commit}
+    return IMAGE_REPO_MAGIC + json.dumps(spec, sort_keys=True).encode()
+
+
+def read_image_repo_ref(data: bytes | None) -> dict[str, str] | None:
+    """The spec in an `image_repo_ref`, or None for anything else (an ordinary workspace tar)."""
+    if not data or not data.startswith(IMAGE_REPO_MAGIC):
+        return None
+    return json.loads(data[len(IMAGE_REPO_MAGIC) :])
+
+
+def upstream_commits(source: str | Path, base_commit: str) -> set[str]:
+    """Every commit the repository (or bundle) `source` stores that is not `base_commit` or one
+    of its ancestors: later commits, tags, other branches, stashes, reflog entries and commits
+    no ref reaches any more (dangling, in packs). None of them may reach a workspace."""
+    source = Path(source)
+    with tempfile.TemporaryDirectory(prefix="codegym-upstream-") as tmp:
+        if source.is_file():
+            staging = Path(tmp) / "staging.git"
+            _git().clone("--mirror", "-q", str(source), str(staging))
+            source = staging
+        g = _git(source)
+        stored = g.cat_file("--batch-all-objects", "--batch-check=%(objectname) %(objecttype)").splitlines()
+        commits = {line.split()[0] for line in stored if line.endswith(" commit")}
+        base = resolve_commit(source, base_commit)
+        return commits - set(g.rev_list(base).split())

@@ -3,7 +3,7 @@
     episodes = collect(make_env, agent, tasks, group_size=8)        # codegym.trainer.rollout
     save_episodes(episodes, "runs/x/episodes.jsonl"); episodes = load_episodes(...)
     batch = to_sequences(episodes, pad_id=tokenizer.pad_token_id)
-    adv = compute_advantages("grpo", **batch.advantage_inputs("grpo"))
+    adv = compute_advantages("grpo", **batch.advantage_inputs("grpo"))     # inputs named by the algorithm's spec
 
 A *segment* is one token sequence the model actually saw: its first prompt's ids, then per
 step the completion ids the engine sampled and the observation ids appended after them. A new
@@ -21,16 +21,29 @@ them, the state key the action was taken in (GiGPO's anchor), the hack events it
   a trainer scoring ``logits[:, :-1]`` against ``input_ids[:, 1:]`` compares with
   ``old_logprobs[:, 1:]``;
 - ``token_steps`` [B, T]: the global index of the step each completion token belongs to (-1
-  elsewhere), ``step_spans`` [(start, end)] per row; per-step arrays ``step_*``;
-- ``episode_index``, ``segment_index`` [B] (GAE across segments), ``group_ids``,
+  elsewhere), ``step_spans`` [(start, end)] per row; per-step arrays ``step_*``, among them
+  ``step_state_keys`` (None where the env had no key: GiGPO makes such a step its own group) and
+  ``step_action_keys`` (a digest of the step's exact sampled token ids, for GiGPO's same-state
+  same-action averaging);
+- ``episode_index``, ``segment_index`` [B] (an episode's rows share its ``episode_index``: the
+  group estimators count episodes, not rows, and GAE chains the segments), ``group_ids``,
   ``tree_ids``, ``scores``, ``reward_components`` [B, K], ``token_level_rewards`` (the episode
   reward on its last completion token), ``branch_points`` (Tree-GRPO: the first token of the
   episode's own steps, after the prefix it shares with its parent).
+
+Tree-GRPO branches: a leaf rolled out from an intermediate node carries its parent's prefix (its
+first ``branch_step`` steps). By default (``mask_shared_prefix=True``, the design notes' rule)
+those copied completion tokens are 0 in ``completion_mask``, so a branch row trains only on its
+own steps and the prefix is trained once, by the row that sampled it; ``shared_prefix_mask`` marks
+them either way. ``mask_shared_prefix=False`` keeps them (the reference Tree-GRPO trains every
+leaf on its whole trajectory).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -161,6 +174,7 @@ class SequenceBatch:
     input_ids: Any
     attention_mask: Any
     completion_mask: Any
+    shared_prefix_mask: Any  # [B, T] 1 on completion tokens copied from a tree branch's parent
     old_logprobs: Any
     token_steps: Any
     token_level_rewards: Any
@@ -177,7 +191,8 @@ class SequenceBatch:
     step_episode: Any  # [S] row of `episodes` each step belongs to
     step_index: Any  # [S] position of the step in its episode
     step_group_ids: list[str]
-    step_state_keys: list[str]
+    step_state_keys: list[str | None]
+    step_action_keys: list[str]
     step_scores: Any
     step_rewards: Any
     episodes: list[Episode]
@@ -186,30 +201,31 @@ class SequenceBatch:
     def num_rows(self) -> int:
         return int(self.input_ids.shape[0])
 
-    def advantage_inputs(self, estimator: str) -> dict[str, Any]:
-        """Keyword arguments for `codegym.trainer.advantages.compute_advantages(estimator, ...)`
-        (add the critic's ``values`` for GAE)."""
-        rows = {"response_mask": self.completion_mask, "group_ids": self.group_ids, "scores": self.scores}
-        if estimator == "grpo":
-            return {**rows, "traj_ids": self.episode_index}
-        if estimator == "tree_grpo":
-            return {**rows, "tree_ids": self.tree_ids, "branch_points": self.branch_points}
-        if estimator == "gigpo":
-            return {"response_mask": self.completion_mask, "token_steps": self.token_steps,
-                    "group_ids": self.step_group_ids, "traj_ids": self.step_episode,
-                    "state_keys": self.step_state_keys, "step_index": self.step_index, "scores": self.step_scores}
-        if estimator == "gae":
-            return {"response_mask": self.completion_mask, "token_level_rewards": self.token_level_rewards,
-                    "episode_ids": self.episode_index, "segment_index": self.segment_index}
-        if estimator in ("gdpo", "gd2po"):
-            return {"response_mask": self.completion_mask, "group_ids": self.group_ids,
-                    "reward_components": self.reward_components}
-        raise KeyError(f"no inputs known for estimator {estimator!r}")
+    def advantage_inputs(self, algorithm: str) -> dict[str, Any]:
+        """Keyword arguments for `codegym.trainer.advantages.compute_advantages(estimator, ...)`, read
+        off the algorithm's spec (`codegym.trainer.algorithms`; an algorithm or estimator name; add the
+        critic's ``values`` for GAE). Every group estimator gets ``traj_ids``: the rows (segments) of
+        one episode share it, so statistics count each episode once."""
+        from .algorithms import get_algorithm
+
+        return {arg: getattr(self, attr) for arg, attr in get_algorithm(algorithm).inputs.items()}
+
+
+def action_key(completion_ids: Sequence[int]) -> str:
+    """A digest of a step's exact sampled token ids: equal iff the actions are token-identical."""
+    return hashlib.blake2b(array("q", completion_ids).tobytes(), digest_size=12).hexdigest()
+
+
+#: the env's state key when it could not compute one (codegym.envs): not a state
+UNKNOWN_STATE = "unknown"
 
 
 def to_sequences(episodes: Sequence[Episode], pad_id: int, *, include_masked: bool = False,
-                 reward_names: Sequence[str] | None = None) -> SequenceBatch:
-    """One right-padded row per segment of every episode (masked episodes left out by default)."""
+                 reward_names: Sequence[str] | None = None, mask_shared_prefix: bool = True) -> SequenceBatch:
+    """One right-padded row per segment of every episode (masked episodes left out by default).
+
+    ``mask_shared_prefix``: leave a tree branch's copy of its parent's steps out of
+    ``completion_mask`` (see the module docstring)."""
     import torch
 
     kept = [(i, ep) for i, ep in enumerate(episodes) if ep.train_mask or include_masked]
@@ -221,6 +237,7 @@ def to_sequences(episodes: Sequence[Episode], pad_id: int, *, include_masked: bo
     input_ids = torch.full((b, width), int(pad_id), dtype=torch.long)
     attention = torch.zeros((b, width), dtype=torch.long)
     completion = torch.zeros((b, width), dtype=torch.long)
+    prefix = torch.zeros((b, width), dtype=torch.long)
     old_lp = torch.zeros((b, width), dtype=torch.float32)
     token_steps = torch.full((b, width), -1, dtype=torch.long)
     versions = torch.full((b, width), -1, dtype=torch.long)
@@ -228,6 +245,7 @@ def to_sequences(episodes: Sequence[Episode], pad_id: int, *, include_masked: bo
     branch = torch.zeros(b, dtype=torch.long)
     spans: list[list[tuple[int, int]]] = []
     step_episode, step_index, step_groups, step_keys, step_scores, step_rewards = [], [], [], [], [], []
+    step_actions: list[str] = []
     last_row_of: dict[int, tuple[int, int]] = {}  # episode -> (row, position of its last completion token)
     seen_steps: dict[int, int] = {}
     for r, (i, _, seg) in enumerate(rows):
@@ -243,7 +261,9 @@ def to_sequences(episodes: Sequence[Episode], pad_id: int, *, include_masked: bo
             seen_steps[i] = k + 1
             s_global = len(step_episode)
             n = len(step.completion_ids)
-            completion[r, pos: pos + n] = 1
+            shared = k < ep.branch_step  # a copy of the parent's step (tree branches)
+            completion[r, pos: pos + n] = 0 if shared and mask_shared_prefix else 1
+            prefix[r, pos: pos + n] = int(shared)
             old_lp[r, pos: pos + n] = torch.tensor(step.logprobs, dtype=torch.float32)
             token_steps[r, pos: pos + n] = s_global
             versions[r, pos: pos + n] = step.policy_version
@@ -255,7 +275,8 @@ def to_sequences(episodes: Sequence[Episode], pad_id: int, *, include_masked: bo
             step_episode.append(i)
             step_index.append(k)
             step_groups.append(ep.group_id)
-            step_keys.append(step.state_key if step.state_key is not None else "unknown")
+            step_keys.append(None if step.state_key in (None, UNKNOWN_STATE) else step.state_key)
+            step_actions.append(action_key(step.completion_ids))
             step_scores.append(ep.reward)
             step_rewards.append(0.0)
             pos += n + len(step.observation_ids)
@@ -269,7 +290,8 @@ def to_sequences(episodes: Sequence[Episode], pad_id: int, *, include_masked: bo
     for i, s in last_step.items():
         step_rewards[s] = float(episodes[i].reward)
     return SequenceBatch(
-        input_ids=input_ids, attention_mask=attention, completion_mask=completion, old_logprobs=old_lp,
+        input_ids=input_ids, attention_mask=attention, completion_mask=completion, shared_prefix_mask=prefix,
+        old_logprobs=old_lp,
         token_steps=token_steps, token_level_rewards=rewards,
         episode_index=torch.tensor([i for i, _, _ in rows], dtype=torch.long),
         segment_index=torch.tensor([j for _, j, _ in rows], dtype=torch.long),
@@ -283,5 +305,5 @@ def to_sequences(episodes: Sequence[Episode], pad_id: int, *, include_masked: bo
         step_spans=spans, policy_versions=versions,
         step_episode=torch.tensor(step_episode, dtype=torch.long),
         step_index=torch.tensor(step_index, dtype=torch.long), step_group_ids=step_groups,
-        step_state_keys=step_keys, step_scores=torch.tensor(step_scores, dtype=torch.float32),
+        step_state_keys=step_keys, step_action_keys=step_actions, step_scores=torch.tensor(step_scores, dtype=torch.float32),
         step_rewards=torch.tensor(step_rewards, dtype=torch.float32), episodes=list(episodes))

@@ -7,29 +7,39 @@
 One iteration:
 
 1. **collect**: `rollout.tasks_per_iteration` tasks from a seeded sampler; `group_size` rollouts
-   each (`collect`), or Tree-GRPO trees (`collect_trees`), sampled by a `TransformersEngine`
-   serving the trainer's own live peft model (policy adapter active).
+   each (`collect`), or Tree-GRPO trees (`collect_trees`), sampled by the `rollout.engine`
+   (`codegym.trainer.sync`: the trainer's own live peft model by default, or vLLM, an
+   OpenAI-compatible server, Ray engine actors). With `rollout.max_staleness` the next
+   iterations are collected in the background while this one trains (`codegym.trainer.pipeline`).
 2. **rewards**: the env's scalar reward per episode (its weighted components); gdpo/gd2po take
    the named components `algorithm.reward_components` instead. Masked episodes
-   (``train_mask=False``: a dead sandbox, an engine error) are left out and counted.
+   (``train_mask=False``: a dead sandbox, a broken task, an engine error) are left out, counted
+   by kind (``masked/<stop_reason>``) and their reasons logged (``episodes/mask_reasons`` and a
+   warning line); an iteration with every episode masked raises `TrainingError`.
 3. **old logprobs**: recomputed by the trainer model before the update (verl style; the
    engine's are compared and logged as ``policy/engine_logprob_diff``), or the engine's.
 4. **values** (ppo): the critic adapter + value head; **advantages** by registry name
-   (``gae`` across the segments of each episode, ``grpo``, ``gigpo``, ...).
+   (``gae`` across the segments of each episode, ``grpo``, ``gigpo``, ...; the group estimators
+   count episodes, not segments, so compaction changes no advantage).
 5. **K epochs** of PPO-clip over `mini_batches` mini-batches, each split into micro-batches
    packed by a token budget. The loss is the token-mean over all completion tokens of the
    mini-batch (every micro-batch divides by the mini-batch's token count), so splitting an
    episode into compaction segments leaves it unchanged. The critic's clipped value loss is
    computed in a second forward pass of the same micro-batch (the other adapter).
-6. **sync**: ``engine.load_adapter(None, version)`` and the adapter-sync probe.
+6. **sync**: the new adapter to the engine (`sync.hand_off`: nothing for the live model, files and
+   ``/v1/load_lora_adapter`` for a server, a `LoRARequest` for vLLM, a broadcast for Ray) and the
+   adapter-sync probe against the engine (its tolerance follows the weights' dtype). The policy version moves only with a policy update (not in
+   ``critic_warmup`` iterations, which train the critic alone).
 7. **log** (JSONL + TensorBoard + progress) and **checkpoint**.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +48,17 @@ import torch
 
 from .config import ConfigError, TrainConfig
 from .data import Episode, SequenceBatch, save_episodes, to_sequences
+
+log = logging.getLogger(__name__)
+
+
+class TrainingError(RuntimeError):
+    """A run that cannot go on, e.g. an iteration whose every episode was masked: the message
+    gives the reasons; `metrics` holds that iteration's metrics (logged before it is raised)."""
+
+    def __init__(self, message: str, metrics: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.metrics = metrics or {}
 
 
 class TaskSampler:
@@ -125,6 +146,8 @@ def episode_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
     n = len(episodes)
     kept = [e for e in episodes if e.train_mask]
     m: dict[str, float] = {"episodes/count": float(n), "episodes/masked": float(n - len(kept))}
+    for kind, count in Counter(e.stop_reason or "unknown" for e in episodes if not e.train_mask).items():
+        m[f"masked/{kind}"] = float(count)
     if n:
         m["reward/mean"] = sum(e.reward for e in episodes) / n
         names = sorted({k for e in episodes for k in e.reward_components})
@@ -144,15 +167,45 @@ def episode_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
     return m
 
 
+def staleness_metrics(token_versions: torch.Tensor, mask: torch.Tensor, version: int) -> dict[str, Any]:
+    """How many policy versions behind the trainer's (`version`) each completion token was sampled:
+    ``staleness/mean``, ``staleness/max`` and ``staleness/hist`` (JSONL only: staleness -> tokens)."""
+    on = mask > 0
+    if not bool(on.any()):
+        return {}
+    lag = (version - token_versions[on]).long()
+    values, counts = torch.unique(lag, return_counts=True)
+    return {"staleness/mean": float(lag.float().mean()), "staleness/max": float(lag.max()),
+            "staleness/hist": {str(int(v)): int(c) for v, c in zip(values, counts, strict=True)}}
+
+
+def mask_reasons(episodes: Sequence[Episode], width: int = 200) -> dict[str, int]:
+    """Each distinct reason of the masked episodes (its first line, at most `width` characters)
+    with its count, the most frequent first."""
+
+    def first_line(e: Episode) -> str:
+        text = (e.mask_reason or e.stop_reason or "no reason given").strip()
+        return text.splitlines()[0][:width] if text else "no reason given"
+
+    return dict(Counter(first_line(e) for e in episodes if not e.train_mask).most_common())
+
+
+def mask_summary(iteration: int, n_episodes: int, reasons: dict[str, int]) -> str:
+    """One line: ``iteration 3: 2/16 episodes masked: 2x start_error: RuntimeError: no sandbox``."""
+    n_masked = sum(reasons.values())
+    return (f"iteration {iteration}: {n_masked}/{n_episodes} episodes masked: "
+            + "; ".join(f"{k}x {reason}" for reason, k in reasons.items()))
+
+
 class Trainer:
     """See the module docstring. `make_env` overrides the env factory (default: gym.make(env.id, ...))."""
 
     def __init__(self, cfg: TrainConfig, *, make_env: Callable[[], Any] | None = None, resume: str | Path | None = None,
                  task_ids: Sequence[str] | None = None):
         from codegym.agents import LLMAgent
-        from codegym.agents.engines import TransformersEngine
 
         from .models import build_models
+        from .sync import build_engine, separate_engine
 
         self.cfg = cfg.validate()
         if cfg.run.threads:
@@ -162,8 +215,9 @@ class Trainer:
         self.models = build_models(cfg.model, critic=cfg.critic_mode)
         self.tokenizer = self.models.tokenizer
         r = cfg.rollout
-        self.engine = TransformersEngine(self.models.model, self.tokenizer, max_batch_size=r.max_batch_size,
-                                         adapter_name="policy")
+        self.engine = build_engine(cfg, self.models)
+        self._live_engine = r.engine == "transformers" and not separate_engine(cfg)  # serves self.models.model
+        self._pipeline = None  # async rollouts (rollout.max_staleness), started on the first iteration
         self.agent = LLMAgent(self.engine, self.tokenizer, max_new_tokens=r.max_new_tokens, temperature=r.temperature,
                               top_p=r.top_p, stop_at_call=r.stop_at_call)
         self.make_env = make_env or default_make_env(cfg)
@@ -199,6 +253,11 @@ class Trainer:
 
     def close(self) -> None:
         """Stop the env workers (Ray) and release what the trainer holds."""
+        if self._pipeline is not None:
+            self._pipeline.close()
+            self._pipeline = None
+        if hasattr(self.engine, "close"):  # Ray engine actors
+            self.engine.close()
         if self._env_pool is not None:
             self._env_pool.close()
             self._env_pool = None
@@ -218,12 +277,20 @@ class Trainer:
         from .metrics import MetricsLogger
 
         end = self.cfg.run.iterations if iterations is None else self.iteration + iterations
+        self._run_end = end  # async rollouts collect no further
+        if self._pipeline is not None:
+            self._pipeline.extend(end)
         logger = MetricsLogger(self.out_dir, tensorboard=self.cfg.run.tensorboard, progress=self.cfg.run.progress,
                                total=end, start=self.iteration, append=self.iteration > 0)
         rows = []
         try:
             while self.iteration < end:
-                metrics = self.train_iteration()
+                try:
+                    metrics = self.train_iteration()
+                except TrainingError as exc:
+                    if exc.metrics:  # the failed iteration's line, with its mask reasons
+                        logger.log(self.iteration, exc.metrics)
+                    raise
                 logger.log(self.iteration - 1, metrics)
                 rows.append(metrics)
                 every = self.cfg.run.save_every
@@ -235,41 +302,49 @@ class Trainer:
 
     def train_iteration(self) -> dict[str, Any]:
         """One iteration (collect, update, sync); returns its metrics."""
-        from .rollout import collect, collect_trees
-
         cfg, it = self.cfg, self.iteration
         t0 = time.monotonic()
         self.models.use_policy()
         self.models.train(False)
+        if cfg.rollout.max_staleness is not None and self._pipeline is None:
+            from .pipeline import RolloutPipeline
+
+            self._pipeline = RolloutPipeline(self._collect, self.sampler, max_staleness=cfg.rollout.max_staleness,
+                                             tasks_per_iteration=cfg.rollout.tasks_per_iteration, start=it,
+                                             limit=max(getattr(self, "_run_end", cfg.run.iterations), it + 1))
         tasks = self.sampler.next(cfg.rollout.tasks_per_iteration)
         stats: dict[str, float] = {}
-        seed = cfg.run.seed * 1_000_003 + it * 7919
-        pool = self.env_pool()
-        common = dict(max_envs=pool.max_envs, seed=seed, batch_id=f"it{it}", stats=stats)
-        if cfg.algorithm.name == "tree_grpo":
-            trees, rounds, expand = cfg.tree_shape
-            episodes = collect_trees(pool.make_env, self.agent, tasks, trees=trees, rounds=rounds, expand=expand,
-                                     **common)
+        spec = cfg.algorithm_spec  # what the algorithm needs: rollout shape, inputs, critic, components
+        if self._pipeline is not None:  # collected in the background, maybe while the last iteration trained
+            episodes, stats, rollout_s = self._pipeline.take(it, tasks)
         else:
-            episodes = collect(pool.make_env, self.agent, tasks, group_size=cfg.rollout.group_size, **common)
+            episodes = self._collect(it, tasks, stats)
         t_collect = time.monotonic() - t0
         if cfg.run.save_episodes:
             save_episodes(episodes, self.out_dir / "episodes.jsonl", append=True)
         metrics: dict[str, Any] = episode_metrics(episodes)
-        metrics["time/collect_s"] = t_collect
+        metrics["time/collect_s"] = t_collect  # async: the time the trainer waited for the batch
+        if self._pipeline is not None:
+            metrics["time/rollout_s"] = rollout_s
+            t_collect = rollout_s
         metrics["throughput/gen_tokens_per_s"] = stats.get("generated_tokens", 0) / max(t_collect, 1e-9)
-        reward_names = self.cfg.reward_components if cfg.algorithm.name in ("gdpo", "gd2po") else None
+        self._check_masked(episodes, metrics, it)
+        reward_names = self.cfg.reward_components if spec.reward_components else None
         if reward_names:
             known = {k for e in episodes if e.train_mask for k in e.reward_components}
             missing = [k for k in reward_names if known and k not in known]
             if missing:
                 raise ConfigError(f"algorithm.reward_components {missing} are not reward components of "
                                   f"{cfg.env.id}; it reports {sorted(known)}")
-        batch = to_sequences(episodes, self.tokenizer.pad_token_id, reward_names=reward_names)
+        # e.g. Tree-GRPO: a branch trains only its own steps (its copy of the parent's prefix is
+        # masked) unless the estimator is told to follow the reference (shared_prefix: every_leaf)
+        batch = to_sequences(episodes, self.tokenizer.pad_token_id, reward_names=reward_names,
+                             **spec.sequence_options(cfg.algorithm.advantage_kwargs))
         t1 = time.monotonic()
         if batch.num_rows and int(batch.completion_mask.sum()) > 0:
             metrics.update(self._update(batch, it))
-            self.policy_version += 1
+            if metrics["update/policy_steps"] > 0:  # not in critic_warmup: the policy changed
+                self.policy_version += 1
         else:
             metrics["update/skipped"] = 1.0
         metrics["time/update_s"] = time.monotonic() - t1
@@ -277,17 +352,68 @@ class Trainer:
         metrics["policy/version"] = float(self.policy_version)
         metrics["time/iteration_s"] = time.monotonic() - t0
         self.iteration += 1
+        if self._pipeline is not None:
+            self._pipeline.completed(self.iteration)  # admits the rollouts of the next iterations
         self.history.append(metrics)
         return metrics
 
+    def update_on(self, episodes: Sequence[Episode]) -> dict[str, Any]:
+        """One update (advantages, PPO-clip epochs, sync) on episodes collected elsewhere, e.g. by an
+        external harness through `codegym serve` (`codegym.integrations.capture`); its metrics."""
+        spec = self.cfg.algorithm_spec
+        reward_names = self.cfg.reward_components if spec.reward_components else None
+        batch = to_sequences(list(episodes), self.tokenizer.pad_token_id, reward_names=reward_names,
+                             **spec.sequence_options(self.cfg.algorithm.advantage_kwargs))
+        if not batch.num_rows or int(batch.completion_mask.sum()) == 0:
+            raise TrainingError("no completion tokens to train on: every episode is masked or empty")
+        metrics = self._update(batch, self.iteration)
+        if metrics["update/policy_steps"] > 0:
+            self.policy_version += 1
+        self._sync()
+        metrics["policy/version"] = float(self.policy_version)
+        return metrics
+
+    def _collect(self, it: int, tasks: list[str], stats: dict[str, float]) -> list[Episode]:
+        """The episodes of iteration `it` (seeded by the run seed and `it`), sampled by the engine."""
+        from .rollout import collect, collect_trees
+
+        cfg = self.cfg
+        seed = cfg.run.seed * 1_000_003 + it * 7919
+        pool = self.env_pool()
+        common = dict(max_envs=pool.max_envs, seed=seed, batch_id=f"it{it}", stats=stats)
+        if cfg.algorithm_spec.rollout == "trees":
+            trees, rounds, expand = cfg.tree_shape
+            return collect_trees(pool.make_env, self.agent, tasks, trees=trees, rounds=rounds, expand=expand,
+                                 **common)
+        return collect(pool.make_env, self.agent, tasks, group_size=cfg.rollout.group_size, **common)
+
+    def _check_masked(self, episodes: Sequence[Episode], metrics: dict[str, Any], it: int) -> None:
+        """Log why episodes were masked (a warning line and ``episodes/mask_reasons``); stop the run
+        when every episode was: an update from nothing would hide a broken setup behind a 0 reward."""
+        reasons = mask_reasons(episodes)
+        if not reasons:
+            return
+        for e in episodes:
+            if not e.train_mask:
+                log.debug("iteration %d: episode %s of %s masked: %s", it, e.episode_id, e.task_id, e.mask_reason)
+        metrics["episodes/mask_reasons"] = reasons
+        line = mask_summary(it, len(episodes), reasons)
+        if sum(reasons.values()) < len(episodes):
+            log.warning(line)
+            return
+        raise TrainingError(f"{line}\nevery episode of iteration {it} was masked, so there is nothing to train on "
+                            "(a sandbox, env or engine failure, not a policy that scores 0): fix the cause above "
+                            "and rerun", metrics)
+
     def _sync(self) -> None:
-        """Point the engine at the current adapter and check it serves what the trainer holds."""
-        from codegym.agents.engines import probe_logprobs
+        """Hand the current adapter to the engine and check that it serves what the trainer holds
+        (`sync.probe` raises `AdapterSyncError` naming both versions)."""
+        from .sync import hand_off, probe
 
         self.models.use_policy()
-        self.engine.load_adapter(None, self.policy_version)
+        hand_off(self.engine, self.models, self.policy_version, self.cfg, live=self._live_engine)
         if self.cfg.run.probe:
-            probe_logprobs(self.models.model, self.engine, self.tokenizer, version=self.policy_version)
+            probe(self.engine, self.models, self.policy_version, self.cfg)
 
     # ---- the update --------------------------------------------------------------------------------
 
@@ -312,7 +438,7 @@ class Trainer:
 
     def _update(self, batch: SequenceBatch, it: int) -> dict[str, float]:
         from .advantages import compute_advantages
-        from .losses import kl_in_reward, kl_loss, masked_mean, policy_loss, value_loss
+        from .losses import kl_in_reward, kl_loss, masked_mean, off_policy_weights, policy_loss, value_loss
 
         cfg, a = self.cfg, self.cfg.algorithm
         dev = self.models.device
@@ -322,29 +448,35 @@ class Trainer:
         self.models.train(False)
         scored = self._score(batch, pack_micro_batches(all_rows, lengths, a.micro_batch_tokens), dev)
         old_lp, ref_lp, old_v = scored["old"], scored["ref"], scored["values"] * mask
-        m: dict[str, float] = {
+        m: dict[str, Any] = {
             "policy/engine_logprob_diff": float(masked_mean((old_lp - batch.old_logprobs).abs(), mask)),
             "batch/rows": float(batch.num_rows), "batch/tokens": float(batch.attention_mask.sum()),
         }
-        # advantages, by registry name
-        inputs = batch.advantage_inputs(cfg.estimator)
-        if cfg.estimator == "gae":
-            rewards = batch.token_level_rewards
-            if a.kl_in_reward > 0:
-                klr = kl_in_reward(rewards, old_lp, ref_lp, mask, beta=a.kl_in_reward)
-                rewards, m["policy/kl_in_reward"] = klr.rewards, float(klr.current_kl)
-            inputs.update(token_level_rewards=rewards, values=old_v)
-        if cfg.estimator in ("gdpo", "gd2po") and a.component_weights is not None:
+        m.update(staleness_metrics(batch.policy_versions, mask, self.policy_version))
+        # off-policy correction: the engine sampled (an older version, other numerics); pi_old is ours
+        offp = off_policy_weights(old_lp, batch.old_logprobs, mask, tis_cap=a.tis_cap,
+                                  mask_bounds=tuple(a.icepop_bounds) if a.icepop_bounds else None)
+        m.update(offp.metrics)
+        is_weights = offp.weights if (a.tis_cap is not None or a.icepop_bounds is not None) else None
+        # advantages, by registry name, from the inputs the algorithm's spec names
+        spec = cfg.algorithm_spec
+        inputs = batch.advantage_inputs(spec.name)
+        if spec.critic:
+            if a.kl_in_reward > 0 and "token_level_rewards" in inputs:
+                klr = kl_in_reward(inputs["token_level_rewards"], old_lp, ref_lp, mask, beta=a.kl_in_reward)
+                inputs["token_level_rewards"], m["policy/kl_in_reward"] = klr.rewards, float(klr.current_kl)
+            inputs["values"] = old_v
+        if spec.reward_components and a.component_weights is not None:
             inputs["reward_weights"] = list(a.component_weights)
         result = compute_advantages(cfg.estimator, strict=False, **inputs, **a.advantage_kwargs)
         adv, returns = result.advantages.float(), result.returns.float()
         m["advantages/mean"] = float(masked_mean(adv, mask))
         m["advantages/abs_mean"] = float(masked_mean(adv.abs(), mask))
-        if cfg.estimator == "gae":
+        if spec.critic:
             m["values/mean"] = float(masked_mean(old_v, mask))
             m["returns/mean"] = float(masked_mean(returns, mask))
 
-        update_policy = not (cfg.algorithm.name == "ppo" and it < a.critic_warmup)
+        update_policy = it >= a.critic_warmup  # critic_warmup is 0 unless the algorithm has a critic
         gen = torch.Generator().manual_seed(cfg.run.seed * 1_000_003 + it)
         sums: dict[str, float] = {}
         counts: dict[str, float] = {}
@@ -354,7 +486,7 @@ class Trainer:
             counts[key] = counts.get(key, 0.0) + weight
 
         self.models.train(True)
-        train_tokens, t0 = 0, time.monotonic()
+        train_tokens, policy_steps, t0 = 0, 0, time.monotonic()
         for _epoch in range(a.epochs):
             perm = torch.randperm(batch.num_rows, generator=gen).tolist()
             n_mb = min(a.mini_batches, len(perm))
@@ -377,7 +509,8 @@ class Trainer:
                     if update_policy:
                         lp = self.models.policy_logprobs(ids, attn, cfg.rollout.temperature)
                         out = policy_loss(lp, old_lp[mi, :w].to(dev), adv[mi, :w].to(dev), cm, clip_low=a.clip_low,
-                                          clip_high=a.clip_high, dual_clip=a.dual_clip, **agg)
+                                          clip_high=a.clip_high, dual_clip=a.dual_clip, **agg,
+                                          token_weights=None if is_weights is None else is_weights[mi, :w].to(dev))
                         loss = out.loss
                         if a.kl_coef > 0:
                             kl = kl_loss(lp, ref_lp[mi, :w].to(dev), cm, kind=a.kl_kind, **agg)
@@ -400,6 +533,7 @@ class Trainer:
                 if update_policy:
                     add("grad_norm/policy", float(torch.nn.utils.clip_grad_norm_(
                         self.models.policy_parameters(), cfg.optim.max_grad_norm)))
+                    policy_steps += 1
                     self.policy_opt.step()
                     self.policy_sched.step()
                     add("loss/policy", pg_total)
@@ -413,5 +547,6 @@ class Trainer:
         dt = time.monotonic() - t0
         m.update({k: sums[k] / counts[k] for k in sums if counts[k] > 0})
         m["throughput/train_tokens_per_s"] = train_tokens / max(dt, 1e-9)
+        m["update/policy_steps"] = float(policy_steps)
         m["optim/lr"] = float(self.policy_sched.get_last_lr()[0])
         return m

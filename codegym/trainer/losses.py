@@ -41,6 +41,7 @@ __all__ = [
     "AGG_MODES",
     "KL_KINDS",
     "KLReward",
+    "OffPolicyWeights",
     "PolicyLoss",
     "ValueLoss",
     "adaptive_kl_coef",
@@ -49,6 +50,7 @@ __all__ = [
     "kl_in_reward",
     "kl_loss",
     "masked_mean",
+    "off_policy_weights",
     "policy_loss",
     "value_loss",
 ]
@@ -125,6 +127,7 @@ def policy_loss(
     num_tokens: float | torch.Tensor | None = None,
     num_sequences: float | torch.Tensor | None = None,
     loss_scale_factor: float | None = None,
+    token_weights: torch.Tensor | None = None,
 ) -> PolicyLoss:
     """PPO-clip policy loss with asymmetric clip and dual clip (verl ``compute_policy_loss_vanilla``)::
 
@@ -134,7 +137,8 @@ def policy_loss(
         loss = agg(l, m)
 
     ``clip_high`` defaults to ``clip_low`` (DAPO's clip-higher sets e.g. 0.28). ``dual_clip`` is
-    verl's ``clip_ratio_c`` (3.0, must be > 1); ``None`` turns it off (TRL).
+    verl's ``clip_ratio_c`` (3.0, must be > 1); ``None`` turns it off (TRL). ``token_weights``
+    (detached, e.g. `off_policy_weights`) multiply ``l`` token by token before the aggregation.
     """
     clip_high = clip_low if clip_high is None else clip_high
     log_ratio = torch.clamp(logp - old_logp, min=-20.0, max=20.0)
@@ -150,8 +154,9 @@ def policy_loss(
         negative = advantages < 0
         lower = masked_mean(((clipped > loss3) & negative).to(clipped.dtype), response_mask).detach()
         clipped = torch.where(negative, torch.minimum(clipped, loss3), clipped)
+    weighted = clipped if token_weights is None else clipped * token_weights.detach()
     loss = agg_loss(
-        clipped,
+        weighted,
         response_mask,
         agg_mode,
         num_tokens=num_tokens,
@@ -164,6 +169,54 @@ def policy_loss(
         clipfrac_lower=lower,
         approx_kl=masked_mean(-log_ratio, response_mask).detach(),
     )
+
+
+@dataclass(frozen=True)
+class OffPolicyWeights:
+    """Per-token ``weights`` [B, T] for `policy_loss` (0 on masked tokens) and detached metrics:
+    the IS weight's mean/min/max before truncation, the fraction truncated and the fraction masked."""
+
+    weights: torch.Tensor
+    metrics: dict[str, float]
+
+
+@torch.no_grad()
+def off_policy_weights(
+    old_logp: torch.Tensor,
+    behaviour_logp: torch.Tensor,
+    response_mask: torch.Tensor,
+    *,
+    tis_cap: float | None = None,
+    mask_bounds: tuple[float, float] | None = None,
+) -> OffPolicyWeights:
+    """Off-policy correction between the trainer's old policy and the engine that sampled::
+
+        r_t = exp(clamp(old_logp - behaviour_logp, -20, 20))       pi_old / pi_engine
+        w_t = min(r_t, C)          truncated importance sampling (Yao et al. 2025, "TIS"), C = tis_cap
+        w_t = 0 if r_t not in [low, high]                           IcePop-style token masking
+
+    Either may be off (None): with both off every weight is 1 (the metrics are still computed).
+    The engine lags the trainer by the rollout's staleness (async rollouts) and by numerics (a
+    bf16 server), so ``r_t`` measures both.
+    """
+    m = (response_mask != 0)
+    ratio = torch.exp(torch.clamp(old_logp.float() - behaviour_logp.float(), -20.0, 20.0))
+    w = torch.ones_like(ratio)
+    n = max(int(m.sum()), 1)
+    metrics = {"offpolicy/is_ratio_mean": float(torch.where(m, ratio, 0.0).sum() / n)}
+    if m.any():
+        metrics["offpolicy/is_ratio_min"] = float(ratio[m].min())
+        metrics["offpolicy/is_ratio_max"] = float(ratio[m].max())
+    if tis_cap is not None:
+        w = torch.clamp(ratio, max=tis_cap)
+        metrics["offpolicy/truncated_frac"] = float(((ratio > tis_cap) & m).sum() / n)
+    if mask_bounds is not None:
+        low, high = mask_bounds
+        out = (ratio < low) | (ratio > high)
+        w = torch.where(out, torch.zeros_like(w), w)
+        metrics["offpolicy/masked_token_frac"] = float((out & m).sum() / n)
+    metrics["offpolicy/is_weight_mean"] = float(torch.where(m, w, 0.0).sum() / n)
+    return OffPolicyWeights(weights=torch.where(m, w, torch.zeros_like(w)), metrics=metrics)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ Keys are ``group/name`` (``reward/mean``, ``reward/correctness``, ``episodes/pas
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,14 @@ _SHOWN = [("reward/mean", "reward"), ("episodes/pass_rate", "pass"), ("loss/poli
           ("time/iteration_s", "s/it")]
 
 
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
 class MetricsLogger:
+    """Writes each iteration's metrics; `progress` shows a live bar in a terminal and, when stdout
+    is not one (a pipe, a CI log), a plain line per iteration plus a heartbeat until the first."""
+
     def __init__(self, out_dir: str | Path, *, tensorboard: bool = True, progress: bool = True, total: int = 0,
                  start: int = 0, append: bool = False):
         self.out = Path(out_dir)
@@ -40,6 +48,15 @@ class MetricsLogger:
             except ImportError:  # tensorboard is in the train extra; without it only JSONL
                 self._tb = None
         self._progress = None
+        self._plain = progress and not sys.stdout.isatty()  # a pipe or a CI log: plain lines
+        self._total, self._t0, self._heartbeat = total, time.monotonic(), None
+        if self._plain:
+            from codegym.progress import Heartbeat
+
+            # the first iteration (model load, image pulls, first generations) can take minutes
+            self._heartbeat = Heartbeat("train", say=_say, status=lambda: f"iteration {start + 1} of {total}")
+            self._heartbeat.__enter__()
+            progress = False
         if progress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -57,11 +74,20 @@ class MetricsLogger:
                 if isinstance(v, (int, float)) and not isinstance(v, bool):
                     self._tb.add_scalar(k, v, iteration)
             self._tb.flush()
+        text = "  ".join(f"{short} {metrics[k]:.3g}" for k, short in _SHOWN if isinstance(metrics.get(k), float | int))
         if self._progress is not None:
-            text = "  ".join(f"{short} {metrics[k]:.3g}" for k, short in _SHOWN if isinstance(metrics.get(k), float | int))
             self._progress.update(self._task, completed=iteration + 1, description=text)
+        if self._plain:
+            self._stop_heartbeat()
+            _say(f"train {iteration + 1}/{self._total}  {text}  ({time.monotonic() - self._t0:.0f} s)")
+
+    def _stop_heartbeat(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.__exit__(None, None, None)
+            self._heartbeat = None
 
     def close(self) -> None:
+        self._stop_heartbeat()
         if self._progress is not None:
             self._progress.stop()
             self._progress = None

@@ -3,26 +3,33 @@
     models = build_models(ModelConfig(base="tiny"), critic="shared")
     lp = models.policy_logprobs(ids, mask, temperature=1.0)     # [B, T], aligned like SequenceBatch.old_logprobs
     v = models.values(ids, mask)                                # [B, T], V(state before token t)
-    ref = models.ref_logprobs(ids, mask)                        # the base with adapters disabled
+    ref = models.ref_logprobs(ids, mask)                        # the policy the run started from
 
 The policy is the peft adapter ``policy``. The critic (``critic="shared"``) is a second adapter
 ``critic`` on the same frozen base, with a float32 linear value head on its last hidden state:
 one base in memory instead of two (no surveyed framework shares it; each loads a second model).
 peft does not mix adapters inside one batch in training mode, so a micro-batch costs two
 forward passes, one per adapter. ``critic="separate"`` loads a second base for the critic
-instead. The KL reference is the base with adapters disabled (no third copy).
+instead.
+
+The KL reference is the policy the run started from. With ``model.init_adapter`` (a warm start,
+``codegym train --init-adapter``) that is a frozen copy of the init adapter, a third adapter
+``reference`` on the same base (a few MB, never trained, not in checkpoints: a resumed run
+rebuilds it from the same directory); without one, a fresh policy adapter is the identity
+(LoRA's B = 0), so the reference is the base with adapters disabled.
 
 Alignment: position ``t`` of `policy_logprobs` is ``log_softmax(logits[t-1] / T)[ids[t]]`` and of
 `values` is ``head(h[t-1])``, the value of the state in which token ``t`` was sampled; position
 0 is 0. That is the layout of `SequenceBatch.old_logprobs` and of GAE's values.
 
 CPU: float32. GPU: bfloat16 weights (the value head and all logprob math in float32) and optional
-gradient checkpointing.
+gradient checkpointing. The adapter-sync probe's tolerance follows the dtype (`probe_tolerance`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +39,19 @@ from torch import nn
 
 from .config import ModelConfig
 
-POLICY, CRITIC = "policy", "critic"
+POLICY, CRITIC, REFERENCE = "policy", "critic", "reference"
+
+#: mean |logprob difference| the adapter-sync probe allows between the engine (incremental decoding
+#: with a KV cache) and the trainer (one teacher-forced pass) over the same weights. In float32 the
+#: two agree to ~1e-6; in bfloat16 (8 mantissa bits) the different summation orders alone give
+#: 1e-4 to 4e-3 on a warm-started model, whose sharper logits amplify the rounding. A stale or base
+#: adapter after one RL update differs by ~1e-2 to 1e-1, so these still catch it.
+PROBE_TOLERANCE = {torch.float32: 1e-3, torch.float64: 1e-5, torch.bfloat16: 2e-2, torch.float16: 1e-2}
+
+
+def probe_tolerance(dtype: torch.dtype) -> float:
+    """The adapter-sync probe tolerance for weights in ``dtype`` (see `PROBE_TOLERANCE`)."""
+    return PROBE_TOLERANCE.get(dtype, 2e-2)
 
 
 def resolve_device(device: str) -> torch.device:
@@ -99,7 +118,18 @@ class PolicyCritic:
         self.model, self.tokenizer, self.critic = model, tokenizer, critic
         self.value_head, self.critic_model = value_head, critic_model
         self.device = next(model.parameters()).device
+        self.dtype = model.get_base_model().dtype
         self.use_policy()
+
+    @property
+    def has_reference_adapter(self) -> bool:
+        """Whether the KL reference is a frozen adapter (the init adapter) rather than the bare base."""
+        return REFERENCE in self.model.peft_config
+
+    @property
+    def probe_tolerance(self) -> float:
+        """The adapter-sync probe tolerance for this model's weights dtype."""
+        return probe_tolerance(self.dtype)
 
     # ---- adapters ------------------------------------------------------------------------------
 
@@ -111,7 +141,27 @@ class PolicyCritic:
         model.set_adapter(name)
         for n, p in model.named_parameters():  # peft freezes inactive adapters; our optimizers decide
             if "lora_" in n:
-                p.requires_grad_(True)
+                p.requires_grad_(f".{REFERENCE}." not in n)  # the reference stays frozen
+
+    def set_reference_adapter(self, path: str | Path) -> None:
+        """Make a frozen copy of the adapter at ``path`` the KL reference (adapter ``reference``)."""
+        from peft import set_peft_model_state_dict
+
+        from codegym.agents.engines.transformers_engine import load_adapter_state
+
+        if not self.has_reference_adapter:
+            with torch.random.fork_rng(devices=[]):  # its random init is overwritten; leave the RNG alone
+                self.model.add_adapter(REFERENCE, copy.deepcopy(self.model.peft_config[POLICY]))
+        result = set_peft_model_state_dict(self.model, load_adapter_state(path), adapter_name=REFERENCE)
+        unexpected = [k for k in getattr(result, "unexpected_keys", []) if "lora_" in k]
+        if unexpected:
+            raise ValueError(f"adapter {path} does not fit this base (e.g. {unexpected[0]})")
+        for p in self._reference_parameters():
+            p.requires_grad_(False)
+        self.use_policy()
+
+    def _reference_parameters(self) -> list[nn.Parameter]:
+        return [p for n, p in self.model.named_parameters() if "lora_" in n and f".{REFERENCE}." in n]
 
     def policy_parameters(self) -> list[nn.Parameter]:
         return [p for n, p in self.model.named_parameters() if "lora_" in n and f".{POLICY}." in n]
@@ -134,9 +184,18 @@ class PolicyCritic:
 
     def ref_logprobs(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                      temperature: float = 1.0) -> torch.Tensor:
-        """Logprobs of the base model (every adapter disabled), without gradients."""
-        with torch.no_grad(), self.model.disable_adapter():
-            logits = self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
+        """Logprobs of the KL reference, the policy the run started from, without gradients: the
+        frozen init adapter when there is one, else the base with every adapter disabled."""
+        with torch.no_grad():
+            if not self.has_reference_adapter:
+                with self.model.disable_adapter():
+                    logits = self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
+                return token_logprobs(logits, input_ids, temperature)
+            self.model.set_adapter(REFERENCE)
+            try:
+                logits = self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
+            finally:
+                self.use_policy()
             return token_logprobs(logits, input_ids, temperature)
 
     def values(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
@@ -167,8 +226,10 @@ class PolicyCritic:
     # ---- state ---------------------------------------------------------------------------------
 
     def trainable_state(self) -> dict[str, torch.Tensor]:
-        """Every trained tensor (both adapters, the value head), exact, on the CPU."""
-        state = {f"model.{n}": p.detach().cpu().clone() for n, p in self.model.named_parameters() if "lora_" in n}
+        """Every trained tensor (both adapters, the value head), exact, on the CPU (not the frozen
+        reference: it is rebuilt from ``model.init_adapter``)."""
+        state = {f"model.{n}": p.detach().cpu().clone() for n, p in self.model.named_parameters()
+                 if "lora_" in n and f".{REFERENCE}." not in n}
         if self.critic_model is not None:
             state.update({f"critic_model.{n}": p.detach().cpu().clone()
                           for n, p in self.critic_model.named_parameters() if "lora_" in n})
@@ -177,7 +238,8 @@ class PolicyCritic:
         return state
 
     def load_trainable_state(self, state: dict[str, torch.Tensor]) -> None:
-        targets = {f"model.{n}": p for n, p in self.model.named_parameters() if "lora_" in n}
+        targets = {f"model.{n}": p for n, p in self.model.named_parameters()
+                   if "lora_" in n and f".{REFERENCE}." not in n}
         if self.critic_model is not None:
             targets.update({f"critic_model.{n}": p for n, p in self.critic_model.named_parameters() if "lora_" in n})
         if self.value_head is not None:
@@ -261,8 +323,9 @@ def build_models(cfg: ModelConfig, critic: str | None = None, tokenizer: Any = N
             head = head.to(device)
     model = model.to(device)
     models = PolicyCritic(model, tok, critic, head, critic_model)
-    if cfg.init_adapter:
+    if cfg.init_adapter:  # the warm start: the policy starts there, and the KL reference stays there
         models.load_policy_adapter(cfg.init_adapter)
+        models.set_reference_adapter(cfg.init_adapter)
     return models
 
 

@@ -15,9 +15,11 @@ each); then L = `rounds` rounds, each expanding N = `expand` nodes of every tree
 G = M x (L x N + 1) leaves per task. A node is the state after a non-final
 step of one of the tree's trajectories, kept as `env.snapshot()` plus the agent's state. A
 fresh env `restore()`s it and the policy continues from there. The new leaf holds the whole
-root-to-leaf trajectory, with `branch_step` = the steps it shares with its parent, so its own
-advantages can apply only after that point. A tree with fewer than N nodes samples them with
-replacement, and one with none starts a new trajectory from the root (``branch_step = 0``).
+root-to-leaf trajectory, with `branch_step` = the steps it shares with its parent: `to_sequences`
+leaves those copied steps out of the leaf's loss mask, so a branch trains only on what it sampled
+after its branch point and every prefix is trained once, by the trajectory that sampled it. A
+tree with fewer than N nodes samples them with replacement, and one with none starts a new
+trajectory from the root (``branch_step = 0``).
 """
 
 from __future__ import annotations

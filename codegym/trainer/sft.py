@@ -8,10 +8,12 @@
 
 The oracle's actions are rendered by the same `LLMAgent` the trainer samples with, so the
 episodes hold the exact token ids the policy will see (chat template, tool schemas, the env's
-observations). On the toy suite the oracle is *compact*: one ``create`` tool call per file of
-the reference solution, then ``submit`` (40-60 tokens instead of a long bash heredoc with a
-diff). Other suites fall back to the patch-applying `OracleAgent` call. Only episodes the grader
-scored 1 are kept. The loss is the token-mean negative log-likelihood of the completion tokens
+observations). The actions come from the task itself (`demonstration`), never from a suite's
+internals: the generator's own ``metadata["demonstration"]`` where it wrote one (the task
+families: read first, then act), else the reference patch in its shorter form: *compact*
+``create`` calls with each changed file's new text (40-60 tokens on the toy suite instead of a
+bash heredoc with a diff) or a ``git apply`` of it. Only episodes the grader scored 1 are
+kept. The loss is the token-mean negative log-likelihood of the completion tokens
 (temperature 1), i.e. exactly what the policy will sample.
 """
 
@@ -29,21 +31,65 @@ from codegym.agents.engines.base import Completion, GenerationRequest
 from .data import Episode
 
 
-def compact_oracle_calls(task: Any) -> list[str]:
-    """The tool-call texts that solve `task`: ``create`` per solution file on the toy suite, else a
-    bash ``git apply`` of the reference patch; then ``submit``."""
+def demonstration(task: Any) -> list[Any]:
+    """The tool calls (`ToolCall`s) that solve `task`, then ``submit``: the task's own
+    ``metadata["demonstration"]`` when its generator wrote one (reads first, e.g. the task
+    families), else its reference patch, in the shorter of two forms: ``create`` per changed
+    file (the whole new text) or a bash ``git apply`` of the patch."""
     from codegym.antihack.types import ToolCall
-    from codegym.envs.parsing import format_tool_call
-    from codegym.tasks.suites.toy import TOYS
 
-    name = task.instance_id.removeprefix("toy-")
-    toy = next((t for t in TOYS if t.name == name), None)
-    if toy is not None:
-        calls = [ToolCall("create", {"path": p, "file_text": c}) for p, c in sorted(toy.fixed.items())]
+    demo = task.metadata.get("demonstration")
+    if demo:
+        calls = [ToolCall(c["name"], dict(c.get("arguments") or {})) for c in demo]
+        return calls if calls[-1].name == "submit" else [*calls, ToolCall("submit", {})]
+    files = reference_files(task)
+    if files is not None and sum(map(len, files.values())) <= len(task.patch):
+        calls = [ToolCall("create", {"path": p, "file_text": c}) for p, c in sorted(files.items())]
     else:
         patch = task.patch if task.patch.endswith("\n") else task.patch + "\n"
         calls = [ToolCall("bash", {"command": f"git apply --whitespace=nowarn - <<'EOF_ORACLE'\n{patch}EOF_ORACLE"})]
-    return [format_tool_call(c) for c in calls] + [format_tool_call(ToolCall("submit", {}))]
+    return [*calls, ToolCall("submit", {})]
+
+
+def reference_files(task: Any) -> dict[str, str] | None:
+    """{path: text after the reference patch} for every file the patch touches, read from the task's
+    repository (its base commit, the patch applied to a scratch index); None when that cannot be
+    done (no local repository, a deleted or binary file, a patch that does not apply)."""
+    import os
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from codegym.tasks.gitrepo import git_env
+
+    repo = Path(task.repo)
+    if not task.patch.strip() or not repo.is_dir():
+        return None
+    git_dir = repo / ".git" if (repo / ".git").exists() else repo
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**git_env(), "GIT_DIR": str(git_dir), "GIT_INDEX_FILE": os.path.join(tmp, "index")}
+
+        def git(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+            return subprocess.run(["git", "-c", "safe.directory=*", *args], input=stdin, env=env, cwd=tmp,
+                                  capture_output=True, text=True, check=False)
+
+        patch = task.patch if task.patch.endswith("\n") else task.patch + "\n"
+        if git("read-tree", task.base_commit).returncode or git("apply", "--cached", "-", stdin=patch).returncode:
+            return None
+        out = {}
+        for path in task.patch_files():
+            shown = git("show", f":{path}")
+            if shown.returncode:
+                return None
+            out[path] = shown.stdout
+        return out
+
+
+def compact_oracle_calls(task: Any) -> list[str]:
+    """`demonstration(task)` as the tool-call texts the policy emits."""
+    from codegym.envs.parsing import format_tool_call
+
+    return [format_tool_call(c) for c in demonstration(task)]
 
 
 class OracleEngine:

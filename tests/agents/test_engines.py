@@ -106,7 +106,7 @@ def test_load_adapter_and_the_probe_catch_a_stale_adapter(lora_pair, tok, tiny_m
     trainer.save_pretrained(tmp_path / "v2")
     engine.load_adapter(tmp_path / "v2", version=2)  # from an adapter directory
     assert probe_logprobs(trainer, engine, tok).mean_abs_diff < 1e-4
-    with pytest.raises(AdapterSyncError, match="version 2, expected 3"):
+    with pytest.raises(AdapterSyncError, match="holds policy version 3 but the engine answered with policy version 2"):
         probe_logprobs(trainer, engine, tok, version=3)
     with pytest.raises(TypeError, match="no LoRA adapter"):
         TransformersEngine(tiny_model, tok).load_adapter({}, 1)

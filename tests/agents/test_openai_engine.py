@@ -62,12 +62,23 @@ def test_load_adapter_errors_and_unreachable_servers(openai_server):
     remote = OpenAIEngine(url, "base")
     remote.load_adapter("/adapters/v1", version=1)
     remote.load_adapter("/adapters/v2", version=2)
+    remote.load_adapter("/adapters/v3", version=3)
+    # the previous adapter stays loaded (async rollouts may still name it); the one before goes
     assert [r for r in state.requests] == [
         ("/v1/load_lora_adapter", {"lora_name": "base-v1", "lora_path": "/adapters/v1"}),
         ("/v1/load_lora_adapter", {"lora_name": "base-v2", "lora_path": "/adapters/v2"}),
+        ("/v1/load_lora_adapter", {"lora_name": "base-v3", "lora_path": "/adapters/v3"}),
         ("/v1/unload_lora_adapter", {"lora_name": "base-v1"})]
-    assert remote.model == "base-v2" and remote.policy_version == 2
+    assert remote.model == "base-v3" and remote.policy_version == 3
     with pytest.raises(EngineError, match="HTTP 404"):
         remote._post("/nowhere", {})
     with pytest.raises(EngineError, match="cannot reach"):
         OpenAIEngine("http://127.0.0.1:9/v1", "m", timeout=2).generate([GenerationRequest([1], 1)])
+
+
+def test_a_completion_records_the_version_of_the_adapter_its_request_named(openai_server, tok):
+    url, state = openai_server("token_ids")
+    remote = OpenAIEngine(url, "tiny")
+    remote.load_adapter("/adapters/v4", version=4)
+    [c] = remote.generate([GenerationRequest([5, 6, 7], 3, seed=0)])
+    assert c.policy_version == 4 and state.requests[-1][1]["model"] == "tiny-v4"

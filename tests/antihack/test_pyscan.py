@@ -74,3 +74,35 @@ def test_fragments_parse():
     assert parse_fragment("    def f(self):\n        return 1\n") is not None
     assert parse_fragment("if x:\n") is not None
     assert scan_python("def (((") == []
+
+
+def dynamic(src):
+    return [(e.op, e.facts["origin"], e.facts.get("reads")) for e in scan_python(src) if e.kind == "dynamic"]
+
+
+def test_code_without_a_static_value_is_reported_with_its_origin():
+    src = "import zlib, base64\nexec(zlib.decompress(base64.b64decode(open('b.txt').read())))"
+    assert dynamic(src) == [("exec", ["decode", "decompress", "file"], "b.txt")]
+    assert dynamic("p = 'x.py'\nexec(open(p).read())") == [("exec", ["file"], "x.py")]
+    assert dynamic("import pickle\npickle.load(open('m.pkl', 'rb'))") == [("deserialize", ["file"], "m.pkl")]
+    assert dynamic("import pickle\npickle.loads(pickle.dumps(1))") == [("deserialize", ["roundtrip"], None)]
+    assert dynamic("import yaml\nyaml.load(s, Loader=yaml.Loader)")[0][0] == "deserialize"
+    assert dynamic("import yaml\nyaml.safe_load(s)") == []
+    assert dynamic("def load(n):\n    return __import__(n)\n") == [("import", ["param"], None)]
+    assert dynamic("import runpy\nrunpy.run_path('tools/x.py')") == [("loader", ["unknown"], "tools/x.py")]
+
+
+def test_statically_known_code_is_read_not_reported():
+    for src in (
+        "exec('import os')",
+        "exec(compile('import os', 'x', 'exec'))",
+        "import importlib\nimportlib.import_module('json')",
+    ):
+        assert dynamic(src) == [], src
+    # more decoders: bz2, lzma, b32/b85/a85 of literals are evaluated, so the code inside is read
+    import base64
+    import bz2
+
+    payload = base64.b32encode(bz2.compress(b"import os; os.system('git log --all')")).decode()
+    src = f"import base64, bz2\nexec(bz2.decompress(base64.b32decode('{payload}')))"
+    assert ("shell", "git log --all", "exec") in kinds(src)

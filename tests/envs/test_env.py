@@ -140,6 +140,7 @@ def test_a_dead_sandbox_ends_the_episode_masked(env):
     env.sandbox.container.kill()
     obs, reward, term, trunc, info = env.step(call("bash", command="ls"))
     assert info["stop_reason"] == "sandbox_error" and info["train_mask"] is False and trunc
+    assert "is gone" in info["sandbox_error"]  # a masked episode says why (it said nothing: the soak)
     assert env.reset(options={"task_id": "toy-max-of"})[0]  # the next episode is fine
 
 
@@ -272,4 +273,58 @@ def test_the_sandbox_history_ends_at_the_base_commit(suite):
     head, n_all, n_head, *rest = r.stdout.split()
     assert head == task.base_commit and n_all == n_head
     assert rest == ["refs/heads/main", "0", "0"], r.stdout  # no tags, one branch, no reflog/remotes/dangling
+    e.close()
+
+
+@pytest.mark.parametrize("bad", [None, 5, b'<tool_call>{"name": "submit", "arguments": {}}</tool_call>', ["ls"]])
+def test_a_non_action_raises_without_using_a_turn(env, bad):
+    obs, _ = env.reset(options={"task_id": "toy-max-of"})
+    with pytest.raises(TypeError, match="completion text"):
+        env.step(bad)
+    assert env.turn == 0 and env.messages == obs and not env._done
+    *_, info = env.step(call("bash", command="echo still here"))
+    assert info["turn"] == 1 and info["new_messages"][-1]["content"] == "still here\n"
+
+
+def test_a_malformed_structured_call_is_the_policys_error_and_costs_a_turn(env):
+    env.reset(options={"task_id": "toy-max-of"})
+    *_, info = env.step({"arguments": {"command": "ls"}})
+    assert "needs" in info["parse_error"] and info["tool_call"] is None and env.turn == 1
+
+
+def test_unknown_reset_options_are_errors(env):
+    obs, _ = env.reset(options={"task_id": "toy-max-of"})
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['taskid'\]; valid keys: task_id"):
+        env.reset(options={"taskid": "toy-add-typo"})
+    with pytest.raises(ValueError, match="unknown task_id 'toy-nope'; this env has 15 tasks"):
+        env.reset(options={"task_id": "toy-nope"})
+    assert env.task.instance_id == "toy-max-of" and env.messages == obs  # the episode is untouched
+    assert env.reset(options={"task_id": "toy-add-typo"})[1]["task_id"] == "toy-add-typo"
+
+
+def test_unknown_sandbox_backends_are_rejected():
+    from codegym.sandbox import SandboxPool
+    from codegym.sandbox.pool import make_sandbox, resolve_backend
+
+    for make in (lambda b: CodingEnv("toy", backend=b), lambda b: SandboxPool(backend=b),
+                 lambda b: make_sandbox(backend=b), resolve_backend):
+        for name in ("podman", "dokcer", "Docker"):
+            with pytest.raises(ValueError, match="unknown sandbox backend .*'auto', 'docker', 'local'"):
+                make(name)
+    with pytest.raises(ValueError, match="DOCKER_HOST"):
+        resolve_backend("podman")
+
+
+def test_a_test_patch_that_does_not_apply_masks_the_episode():
+    """A broken task is the environment's fault: masked with the reason, never a 0 that trains."""
+    import dataclasses
+
+    task = next(t for t in TOY if t.instance_id == "toy-max-of")
+    stale = ("diff --git a/stats.py b/stats.py\n--- a/stats.py\n+++ b/stats.py\n@@ -1,2 +1,2 @@\n"
+             "-def not_in_this_file():\n-    pass\n+def x():\n+    pass\n")
+    e = CodingEnv([dataclasses.replace(task, test_patch=stale)], backend="docker")
+    e.reset()
+    obs, reward, term, trunc, info = e.step(call("submit"))
+    assert info["stop_reason"] == "sandbox_error" and info["train_mask"] is False and reward == 0.0, info
+    assert "do not apply to its base_commit" in info["sandbox_error"] and info["rewards"]["correctness"] == 0.0
     e.close()

@@ -67,3 +67,18 @@ def test_schema_validation(call, message):
 
 def test_quoted_integers_are_accepted():
     assert validate_call(ToolCall("view", {"path": "a", "start_line": "3"})) is None
+
+
+@pytest.mark.parametrize("lang", ["bash", "sh", "mswea_bash_command", "python", "console", ""])
+def test_fenced_blocks_with_any_language_tag_are_bash(lang):
+    # mini-swe-agent's own output format is a ```mswea_bash_command block.
+    text = f"THOUGHT: fix the typo.\n\n```{lang}\nsed -i 's/a - b/a + b/' calc.py\n```"
+    want = [ToolCall("bash", {"command": "sed -i 's/a - b/a + b/' calc.py"})]
+    assert parse_bash_block(text).calls == want
+    assert parse_any(text).calls == want
+
+
+def test_an_untagged_block_holding_a_json_call_stays_json():
+    text = '```\n{"name": "view", "arguments": {"path": "a.py"}}\n```'
+    assert parse_any(text).calls == [ToolCall("view", {"path": "a.py"})]
+    assert parse_bash_block('```json\n{"name": "view"}\n```').error == "no fenced ```bash block found"

@@ -47,3 +47,61 @@ def test_list_and_show(codegym_cache):
     run = [sys.executable, "-m", "codegym.tasks"]
     shown = subprocess.run([*run, "show", "toy", "toy-add-typo"], capture_output=True, text=True, env=env)
     assert shown.returncode == 0 and '"instance_id": "toy-add-typo"' in shown.stdout
+
+
+PARAM_NODE = "tests/test_size.py::test_size[test_args62-1 Bytes]"
+
+
+def _broken_suite(calc_repo, tmp_path):
+    """A valid task, one whose reference patch does not apply, and one whose reference leaves a
+    parametrized test with brackets and a space in its node id failing."""
+    from codegym.tasks.loader import write_tasks_jsonl
+
+    task = calc_repo.task
+    bad_patch = task.replace(instance_id="calc-bad-patch", patch=task.patch.replace("-    return a - b",
+                                                                                    "-    return a // b"))
+    param_test = ('import pytest\n\n\n@pytest.mark.parametrize("size", ["1 Bytes"], ids=["test_args62-1 Bytes"])\n'
+                  'def test_size(size):\n    assert size == "2 Bytes"\n')
+    failing = task.replace(
+        instance_id="calc-params", FAIL_TO_PASS=(*task.FAIL_TO_PASS, PARAM_NODE),
+        protected_paths=("tests/test_add.py", "tests/test_size.py"),
+        test_patch=task.test_patch + "diff --git a/tests/test_size.py b/tests/test_size.py\nnew file mode 100644\n"
+        f"--- /dev/null\n+++ b/tests/test_size.py\n@@ -0,0 +1,{len(param_test.splitlines())} @@\n"
+        + "".join(f"+{line}\n" for line in param_test.splitlines()))
+    path = tmp_path / "broken.jsonl"
+    write_tasks_jsonl([task, bad_patch, failing], path)
+    return path
+
+
+def test_validate_in_sandboxes_prints_the_cause(calc_repo, tmp_path, codegym_cache):
+    # The default mode (real episodes in Docker sandboxes) says why a task fails, as --local does,
+    # and prints node ids verbatim (rich markup used to eat "[test_args62-1 Bytes]").
+    path = _broken_suite(calc_repo, tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "codegym.cli", "tasks", "validate", str(path), "--backend", "docker",
+                           "--workers", "2"], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "CODEGYM_CACHE": str(codegym_cache), "COLUMNS": "400"})
+    out = proc.stdout
+    assert proc.returncode == 1, out + proc.stderr
+    assert "1/3 tasks valid" in out
+    line = next(x for x in out.splitlines() if x.startswith("FAIL calc-bad-patch"))
+    assert "reference scored 0.0: the reference patch does not apply" in line and "patch does not apply" in line
+    line = next(x for x in out.splitlines() if x.startswith("FAIL calc-params"))
+    assert f"tests that do not pass with the reference patch: {PARAM_NODE}=failed" in line, out
+    assert "FAIL calc-1" not in out
+
+
+def test_validate_on_the_host_names_the_cause_too(calc_repo, tmp_path, codegym_cache):
+    proc = _validate(str(_broken_suite(calc_repo, tmp_path)), codegym_cache)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    cause = proc.stdout.split("FAIL calc-bad-patch", 1)[1].splitlines()[1]
+    assert cause.strip().startswith("reference: the reference patch does not apply"), proc.stdout
+    assert PARAM_NODE in proc.stdout.split("FAIL calc-params", 1)[1]
+
+
+def test_show_of_an_unknown_task_is_one_line_and_exit_code_2(codegym_cache):
+    for run in ([sys.executable, "-m", "codegym.tasks"], [sys.executable, "-m", "codegym.cli", "tasks"]):
+        proc = subprocess.run([*run, "show", "toy", "toy-add-typp"], capture_output=True, text=True,
+                              env={**os.environ, "CODEGYM_CACHE": str(codegym_cache)})
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+        assert "no task 'toy-add-typp' in toy (15 tasks); did you mean toy-add-typo" in proc.stderr

@@ -47,6 +47,7 @@ def jsonl(tmp_path):
                 repo="django/django",
                 image="sweb.eval.x86_64.django__django-1:latest",
                 workdir="/testbed",
+                repo_location="image",
             )
         ),
         "",

@@ -86,7 +86,7 @@ def test_task_is_frozen_and_hashable():
 
 
 def test_to_dict_round_trips_through_the_loader():
-    task = _task(image="img:1", workdir="/testbed", suite="s", metadata={"k": "v"})
+    task = _task(image="img:1", workdir="/testbed", suite="s", repo_location="image", metadata={"k": "v"})
     again = task_from_dict(task.to_dict())
     assert again == task and again.metadata == {"k": "v"}
     assert not task.repo_is_local

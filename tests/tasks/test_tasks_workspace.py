@@ -9,10 +9,12 @@ import pytest
 from conftest import git
 
 from codegym.tasks.cache import cache_dir
+from codegym.tasks.task import Task
 from codegym.tasks.workspace import (
     WorkspaceError,
     build_scrub_script,
     prepare_workspace,
+    upstream_commits,
     workspace_archive,
 )
 
@@ -113,7 +115,7 @@ def test_a_bundle_works_as_source(calc_repo, tmp_path):
 
 
 def test_errors_are_clear(calc_repo, tmp_path):
-    with pytest.raises(WorkspaceError, match="not a local repository"):
+    with pytest.raises(WorkspaceError, match="owner/name does not exist"):
         prepare_workspace(calc_repo.task.replace(repo="owner/name"))
     with pytest.raises(WorkspaceError, match="not a commit"):
         prepare_workspace(calc_repo.task.replace(base_commit="deadbeef"))
@@ -134,3 +136,102 @@ def test_scrub_script_cleans_an_image_provided_repository(calc_repo, tmp_path):
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert_scrubbed(src, calc_repo)
+
+
+def _commit(repo, message: str, files: dict[str, str]) -> str:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    assert git("add", "-A", cwd=repo).returncode == 0
+    proc = git(
+        "-c", "user.name=Dev", "-c", "user.email=dev@example.org", "commit", "-q", "-m", message, cwd=repo
+    )
+    assert proc.returncode == 0, proc.stderr
+    return git("rev-parse", "HEAD", cwd=repo).stdout.strip()
+
+
+def _repo_with_a_future(root):
+    """A working clone whose future lives everywhere git keeps history: later commits on main,
+    a tag, another branch, a stash, a reflog entry and a dangling commit in a pack."""
+    repo = root / "proj"
+    repo.mkdir()
+    assert git("init", "-q", "-b", "main", cwd=repo).returncode == 0
+    first = _commit(repo, "first", {"calc.py": "def add(a, b):\n    return a - b\n"})
+    base = _commit(repo, "docs", {"README.md": "# proj\n"})
+    fix = _commit(
+        repo, "fix add", {"calc.py": "def add(a, b):\n    return a + b\n", "tests/test_add.py": "x = 1\n"}
+    )
+    git("tag", "-a", "v1.0.1", "-m", "release", cwd=repo)
+    later = _commit(repo, "later", {"README.md": "# proj\n\nlater\n"})
+    git("checkout", "-q", "-b", "feature", base, cwd=repo)
+    branch = _commit(repo, "feature work", {"feature.py": "FEATURE = 1\n"})
+    amended = _commit(repo, "amended away", {"feature.py": "FEATURE = 2\n"})
+    git("reset", "-q", "--hard", "HEAD~1", cwd=repo)  # `amended` lives on in the reflog only
+    dangling = _commit(repo, "dangling", {"gone.py": "GONE = 1\n"})
+    git("repack", "-a", "-d", "-q", cwd=repo)  # `dangling` is packed ...
+    git("reset", "-q", "--hard", "HEAD~1", cwd=repo)
+    git("reflog", "expire", "--expire=now", "--all", cwd=repo)  # ... and nothing refers to it
+    git("checkout", "-q", "main", cwd=repo)
+    git("checkout", "-q", base, cwd=repo)
+    (repo / "calc.py").write_text("def add(a, b):\n    return a + b  # stashed\n")
+    assert (
+        git("-c", "user.name=Dev", "-c", "user.email=dev@example.org", "stash", "-q", cwd=repo).returncode
+        == 0
+    )
+    stash = git("rev-parse", "refs/stash", cwd=repo).stdout.strip()
+    future = {"fix": fix, "later": later, "branch": branch, "dangling": dangling, "stash": stash}
+    if git("cat-file", "-e", amended, cwd=repo).returncode == 0:
+        future["amended"] = amended
+    return repo, first, base, future
+
+
+def test_future_history_is_derived_from_the_repository_and_never_reaches_the_workspace(
+    tmp_path, codegym_cache
+):
+    """No upstream_refs in the task: everything that is not an ancestor of base_commit is the future."""
+    repo, first, base, future = _repo_with_a_future(tmp_path)
+    found = upstream_commits(repo, base)
+    assert set(future.values()) <= found and base not in found and first not in found
+    bundle = tmp_path / "proj.bundle"
+    assert git("bundle", "create", "-q", str(bundle), "--all", cwd=repo).returncode == 0
+    for source in (repo, bundle):
+        task = Task(
+            instance_id=f"future-{source.suffix or 'dir'}",
+            repo=str(source),
+            base_commit=base,
+            problem_statement="p",
+            test_patch="",
+            FAIL_TO_PASS=("tests/test_add.py::test_add",),
+        )
+        ws = _extract(prepare_workspace(task), tmp_path / f"ws-{source.name}")
+        for name, sha in future.items():
+            assert git("cat-file", "-e", sha, cwd=ws).returncode != 0, (source, name)
+        assert git("log", "--all", "--reflog", "--format=%H", cwd=ws).stdout.split() == [base, first]
+        stored = set(
+            git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)", cwd=ws).stdout.split()
+        )
+        assert stored == {
+            ln.split()[0] for ln in git("rev-list", "--objects", base, cwd=ws).stdout.splitlines()
+        }
+
+
+def test_scrub_script_removes_the_future_in_place(tmp_path):
+    """The same repository scrubbed where it lies (a task image's /testbed), stash and packs included;
+    the script checks itself that only base_commit's objects remain."""
+    import subprocess
+
+    repo, first, base, future = _repo_with_a_future(tmp_path)
+    (repo / "calc.py").write_text("edited after the stash\n")  # a dirty tree is reset to base
+    proc = subprocess.run(["bash", "-c", build_scrub_script(base, str(repo))], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    for name, sha in future.items():
+        assert git("cat-file", "-e", sha, cwd=repo).returncode != 0, name
+    assert git("rev-parse", "HEAD", cwd=repo).stdout.strip() == base
+    assert git("status", "--porcelain", cwd=repo).stdout == ""
+    assert git("for-each-ref", "--format=%(refname)", cwd=repo).stdout.split() == ["refs/heads/main"]
+    assert git("log", "--all", "--reflog", "--format=%H", cwd=repo).stdout.split() == [base, first]
+    assert git("stash", "list", cwd=repo).stdout == "" and git("tag", cwd=repo).stdout == ""
+    bad = subprocess.run(
+        ["bash", "-c", build_scrub_script("f" * 40, str(repo))], capture_output=True, text=True
+    )
+    assert bad.returncode == 4 and "is not a commit" in bad.stderr

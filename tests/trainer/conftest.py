@@ -15,3 +15,31 @@ def ray_cluster():
     yield ray
     if started:
         ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def warm_tiny_base(tmp_path_factory):
+    """A tiny base trained (every weight, fp32, 40 steps to a loss of ~0.9) on one probe-like
+    episode, saved as a model directory: sharper logits, like the warm start of `codegym sft
+    --full`. In bf16 its adapter-sync self-probe differs by 1e-4 to 2e-3 (1.9e-3 at seed 0 on the
+    machine this was written on), over the float32 tolerance of 1e-3."""
+    import torch
+
+    from codegym.agents.engines.probe import PROBE_MESSAGES
+    from codegym.agents.tiny import build_tiny_model, build_tiny_tokenizer
+
+    tok = build_tiny_tokenizer()
+    model = build_tiny_model(tok)
+    text = tok.apply_chat_template(PROBE_MESSAGES, tokenize=False, add_generation_prompt=True)
+    text += '<tool_call>{"name": "create", "arguments": {"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}}</tool_call>'
+    ids = torch.tensor([tok.encode(text, add_special_tokens=False)])
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    model.train()
+    for _ in range(40):
+        model(input_ids=ids, labels=ids).loss.backward()
+        opt.step()
+        opt.zero_grad()
+    path = tmp_path_factory.mktemp("warm")
+    model.eval().save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)

@@ -216,3 +216,26 @@ def test_bad_inputs():
             episode_ids=[0, 0],
             segment_index=[1, 1],
         )
+
+
+def test_whiten_rewards_follows_trl():
+    # TRL PPOTrainer(whiten_rewards=True): masked_whiten(rewards, mask, shift_mean=False) over the
+    # response (here its TD positions: the policy tokens), then GAE on the whitened rewards
+    r = torch.tensor([[0.1, -0.2, 1.0], [0.0, 0.3, 0.5]], dtype=T64)
+    v = torch.tensor([[0.5, 0.6, 0.7], [0.2, 9.0, 0.1]], dtype=T64)
+    m = torch.tensor([[1, 1, 1], [1, 0, 1]])
+    on = m.bool()
+    mu = r[on].mean()
+    var = ((r[on] - mu) ** 2).sum() / (on.sum() - 1)
+    white = torch.where(on, (r - mu) / torch.sqrt(var + 1e-8) + mu, 0.0)
+    out = gae(token_level_rewards=r, values=v, response_mask=m, gamma=0.9, lam=0.8, whiten=False,
+              whiten_rewards=True)
+    want = gae(token_level_rewards=white, values=v, response_mask=m, gamma=0.9, lam=0.8, whiten=False)
+    assert torch.allclose(out.advantages, want.advantages) and torch.allclose(out.returns, want.returns)
+    assert not torch.allclose(out.advantages, gae(token_level_rewards=r, values=v, response_mask=m, gamma=0.9,
+                                                  lam=0.8, whiten=False).advantages)
+    # equal rewards keep their value (centred to 0, the mean added back)
+    flat = gae(token_level_rewards=torch.full((1, 3), 0.1, dtype=T64), values=v[:1], response_mask=m[:1],
+               whiten=False, whiten_rewards=True)
+    assert torch.allclose(flat.advantages, gae(token_level_rewards=torch.full((1, 3), 0.1, dtype=T64), values=v[:1],
+                                               response_mask=m[:1], whiten=False).advantages)

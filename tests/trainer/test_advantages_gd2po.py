@@ -111,3 +111,24 @@ def test_matches_reference_numbers(kw, want):
 def test_bad_filter():
     with pytest.raises(ValueError, match="conflict_filter"):
         gd2po([[1.0, 0.0]], [0], conflict_filter="soft")
+
+
+def test_g_and_m_count_episodes_not_segments():
+    # query a: episode 0 (compacted into two rows) and episode 2 agree, episode 1 conflicts:
+    # M = 2 of G = 3 episodes (counted by rows it would be 3 of 4); query b: two plain episodes
+    r = [[1, 1], [1, 1], [0, 1], [0, 0], [0.5, 0], [0, 0]]
+    groups, traj = ["a", "a", "a", "a", "b", "b"], [0, 0, 1, 2, 3, 4]
+    split = gd2po(r, groups, traj_ids=traj, conflict_filter="hard", whiten=False)
+    assert split.info["keep"].tolist() == [True, True, False, True, True, True]
+    assert torch.allclose(split.info["query_weight"], torch.tensor([2 / 3] * 4 + [1.0] * 2))
+    rows = gd2po(r, groups, conflict_filter="hard", whiten=False)
+    assert torch.allclose(rows.info["query_weight"], torch.tensor([3 / 4] * 4 + [1.0] * 2))
+    whole = gd2po(r[1:], groups[1:], conflict_filter="hard", whiten=False)
+    assert torch.allclose(split.advantages, whole.advantages[[0, 0, 1, 2, 3, 4]])
+    # the sign signal weighs an episode's tokens over all its rows, and whitening counts each token once
+    m = torch.tensor([[1, 0], [1, 1], [1, 1], [1, 1], [0, 1], [1, 1]])
+    w_split = gd2po(r, groups, traj_ids=traj, response_mask=m)
+    m_whole = torch.tensor([[1, 1, 1], [1, 1, 0], [1, 1, 0], [1, 0, 0], [1, 1, 0]])
+    w_whole = gd2po(r[1:], groups[1:], response_mask=m_whole)
+    per_row = w_split.advantages.sum(1) / m.sum(1)
+    assert torch.allclose(per_row, (w_whole.advantages.sum(1) / m_whole.sum(1))[[0, 0, 1, 2, 3, 4]])

@@ -100,3 +100,15 @@ def test_bad_inputs():
         gdpo([[1.0, 0.0]], [0], batch_norm="row")
     with pytest.raises(ValueError, match="reward_components must be"):
         gdpo([[1.0, 0.0]], [0], response_mask=torch.ones(2, 3))
+
+
+@pytest.mark.parametrize("flavour", ["trl", "verl"])
+def test_statistics_count_episodes_not_segments(flavour):
+    # episode 0 compacted into two rows (same traj id) weighs once in the group and batch steps
+    r = [[1, 0], [1, 0], [0, 0], [1, 1], [0, 0]]
+    m = torch.tensor([[1, 0, 0], [1, 1, 0], [1, 1, 1], [1, 1, 1], [1, 1, 1]])
+    split = gdpo(r, ["a", "a", "a", "b", "b"], traj_ids=[0, 0, 1, 2, 3], response_mask=m, flavour=flavour)
+    whole = gdpo([r[0], r[2], r[3], r[4]], ["a", "a", "b", "b"], response_mask=torch.ones(4, 3), flavour=flavour)
+    assert torch.allclose(split.advantages[:, 0], whole.advantages[[0, 0, 1, 2, 3], 0])
+    by_rows = gdpo(r, ["a", "a", "a", "b", "b"], response_mask=m, flavour=flavour)
+    assert not torch.allclose(by_rows.advantages[:, 0], split.advantages[:, 0])

@@ -76,16 +76,26 @@ SCORES = [1.0, 0.0, 0.5, 1.0, 0.3, 2.0, 2.0]
 UIDS = ["a", "a", "a", "a", "b", "c", "c"]
 GRPO_VERL = [0.783348, -1.30558, -0.261116, 0.783348, 0.3, 0.0, 0.0]
 GRPO_DR = [0.375, -0.625, -0.125, 0.375, 0.3, 0.0, 0.0]
-# verl-agent compute_grpo_outcome_advantage, compute_mean_std_cross_steps=False, with these traj ids.
-TRAJ = ["t0", "t0", "t1", "t2", "t3", "t4", "t5"]
-GRPO_AGENT_TRAJ = [0.577348, -2.886741, -1.154696, 0.577348, 0.3, 0.0, 0.0]
 
 
 def test_matches_verl_reference_numbers():
     assert torch.allclose(grpo(SCORES, UIDS).advantages[:, 0], torch.tensor(GRPO_VERL), atol=1e-5)
     assert torch.allclose(grpo(SCORES, UIDS, scale="none").advantages[:, 0], torch.tensor(GRPO_DR), atol=1e-5)
-    out = grpo(SCORES, UIDS, traj_ids=TRAJ, stats_over="trajectories")
-    assert torch.allclose(out.advantages[:, 0], torch.tensor(GRPO_AGENT_TRAJ), atol=1e-5)
+
+
+def test_episodes_count_once_as_in_verl_agent_without_cross_steps():
+    # verl-agent compute_grpo_outcome_advantage(compute_mean_std_cross_steps=False) counts each
+    # (uid, traj_uid) once, as the default here does: rows 0 and 3 are two segments of episode t0
+    scores, uids, traj = [1.0, 0.0, 0.5, 1.0, 0.3, 2.0, 2.0], UIDS, ["t0", "t1", "t2", "t0", "t3", "t4", "t5"]
+    a = 0.5 / (0.5 + 1e-6)  # group a: episodes 1, 0, .5 (mean .5, std .5)
+    want = [a, -a, 0.0, a, 0.3 / (1 + 1e-6), 0.0, 0.0]
+    out = grpo(scores, uids, traj_ids=traj)
+    assert torch.allclose(out.advantages[:, 0], torch.tensor(want), atol=1e-6)
+    # cross steps (verl-agent's default): the two-row episode is counted twice
+    steps = grpo(scores, uids, traj_ids=traj, stats_over="steps")
+    assert torch.allclose(steps.advantages[:, 0], grpo(scores, uids).advantages[:, 0])
+    with pytest.raises(ValueError, match="rows of one episode"):
+        grpo([1.0, 0.0], ["u", "u"], traj_ids=["t", "t"])
 
 
 # TRL @ f2cd5771 GRPOTrainer advantages (sum_then_normalize, num_generations = 4, weights (1, .5)).
@@ -104,20 +114,29 @@ def test_matches_trl_reference_numbers(scale, want):
 
 
 def test_multi_step_rows_cross_steps_vs_trajectories():
-    # a lone trajectory of two steps: cross-steps sees two equal entries (0); per trajectory it is raw
-    steps = grpo([0.5, 0.5], ["u", "u"], traj_ids=["t", "t"])
-    assert torch.equal(steps.advantages, torch.zeros(2, 2))
-    traj = grpo([0.5, 0.5], ["u", "u"], traj_ids=["t", "t"], stats_over="trajectories")
+    # a lone trajectory of two steps: per trajectory (default) it is a group of one, raw;
+    # cross-steps sees two equal entries (0)
+    traj = grpo([0.5, 0.5], ["u", "u"], traj_ids=["t", "t"])
     assert torch.allclose(traj.advantages, torch.full((2, 2), 0.5 / (1 + 1e-6)))
+    steps = grpo([0.5, 0.5], ["u", "u"], traj_ids=["t", "t"], stats_over="steps")
+    assert torch.equal(steps.advantages, torch.zeros(2, 2))
     # a 3-step trajectory scoring 1 and a 1-step one scoring 0
     s, g, t = [1.0, 1.0, 1.0, 0.0], [0] * 4, ["a", "a", "a", "b"]
-    assert torch.allclose(
-        grpo(s, g, traj_ids=t, scale="none").advantages[:, 0], torch.tensor([0.25] * 3 + [-0.75])
-    )
-    per_traj = grpo(s, g, traj_ids=t, scale="none", stats_over="trajectories")
+    per_traj = grpo(s, g, traj_ids=t, scale="none")
     assert torch.allclose(per_traj.advantages[:, 0], torch.tensor([0.5] * 3 + [-0.5]))
-    with pytest.raises(ValueError, match="needs traj_ids"):
-        grpo(s, g, stats_over="trajectories")
+    cross = grpo(s, g, traj_ids=t, scale="none", stats_over="steps")
+    assert torch.allclose(cross.advantages[:, 0], torch.tensor([0.25] * 3 + [-0.75]))
+    # without traj_ids every row is an episode
+    assert torch.equal(grpo(s, g, scale="none").advantages, cross.advantages)
+
+
+def test_token_rewards_sum_over_the_rows_of_an_episode():
+    # episode 0 in two segments, its reward on the last token of the second; episode 1 in one row
+    r = torch.tensor([[0.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    out = compute_advantages("grpo", response_mask=torch.ones(3, 2), group_ids=[0, 0, 0], traj_ids=[0, 0, 1],
+                             token_level_rewards=r)
+    a = 0.5 / (math.sqrt(0.5) + 1e-6)
+    assert torch.allclose(out.advantages, torch.tensor([[a, a], [a, a], [-a, -a]]))
 
 
 def test_returns_equal_advantages_and_float64_inputs_keep_dtype():

@@ -1,4 +1,5 @@
-"""Property tests over every estimator: shift invariance, permutation equivariance, masks, no NaN."""
+"""Property tests over every estimator: shift invariance, permutation equivariance, masks, no NaN,
+and splitting episodes into segments changes no advantage."""
 
 import torch
 from hypothesis import given, settings
@@ -49,9 +50,14 @@ def run(name, d, **kw):
     elif name == "grpo":
         args = {**common, "scores": d["scores"]}
     elif name == "gigpo":
+        # a trajectory has one score: its first row's
+        first = {}
+        for i, key in enumerate(zip(d["groups"], d["trajs"], strict=True)):
+            first.setdefault((int(key[0]), int(key[1])), i)
+        traj_scores = d["scores"][[first[(int(g), int(t))] for g, t in zip(d["groups"], d["trajs"], strict=True)]]
         args = {
             **common,
-            "scores": d["scores"],
+            "scores": traj_scores,
             "traj_ids": d["trajs"],
             "state_keys": d["states"],
             "gamma": 0.9,
@@ -147,3 +153,133 @@ def test_grpo_group_advantages_have_zero_mean(d):
     for g in set(d["groups"]):
         rows = [i for i, x in enumerate(d["groups"]) if x == g]
         assert abs(a[rows].sum().item()) < 1e-5
+
+
+# ---- splitting an episode into segments (compaction) changes no advantage of any row --------------
+
+
+@st.composite
+def episodes(draw):
+    """Episodes with every field any estimator takes; each is one token sequence of length L."""
+    n = draw(st.integers(1, 6))
+    k = draw(st.integers(1, 3))
+    out = []
+    for _ in range(n):
+        length = draw(st.integers(1, 6))
+        n_steps = draw(st.integers(1, 3))
+        out.append({
+            "group": draw(st.integers(0, 2)),
+            "tree": draw(st.integers(0, 1)),
+            "score": draw(st.sampled_from(VALUES)),
+            "comps": draw(st.lists(st.sampled_from(VALUES + [float("nan")]), min_size=k, max_size=k)),
+            "mask": draw(st.lists(st.booleans(), min_size=length, max_size=length)),
+            "branch": draw(st.integers(0, length)),
+            # the step of each token (non-decreasing), and per step a state key (None: unknown) and action
+            "token_step": sorted(draw(st.lists(st.integers(0, n_steps - 1), min_size=length, max_size=length))),
+            "states": draw(st.lists(st.sampled_from(["a", "b", None]), min_size=n_steps, max_size=n_steps)),
+            "actions": draw(st.lists(st.sampled_from("xy"), min_size=n_steps, max_size=n_steps)),
+            "rewards": draw(st.lists(st.sampled_from(VALUES), min_size=length, max_size=length)),
+            "values": draw(st.lists(st.sampled_from(VALUES), min_size=length, max_size=length)),
+            # where the episode is cut into segments, and the prompt tokens (mask 0) each segment starts with
+            "cuts": sorted(set(draw(st.lists(st.integers(1, max(1, length - 1)), max_size=3)))) if length > 1 else [],
+            "prompts": draw(st.lists(st.integers(0, 2), min_size=4, max_size=4)),
+        })
+    return out
+
+
+def layout(eps, split, order=None):
+    """Rows (one per episode, or one per segment with its prompt tokens in front) and, for every
+    token (e, p) of every episode, where it landed: ``where[(e, p)] = (row, column)``."""
+    rows = []  # (episode, start, end, prompt)
+    for e, ep in enumerate(eps):
+        bounds = [0, *(ep["cuts"] if split else []), len(ep["mask"])]
+        for j in range(len(bounds) - 1):
+            rows.append((e, j, bounds[j], bounds[j + 1], ep["prompts"][j] if split else 0))
+    if order is not None:
+        rows = [rows[i] for i in order]
+    width = max(pr + end - start for _, _, start, end, pr in rows)
+    b = len(rows)
+    f = {"mask": torch.zeros(b, width, dtype=torch.long), "rewards": torch.zeros(b, width),
+         "values": torch.full((b, width), 7.0), "token_steps": torch.full((b, width), -1, dtype=torch.long),
+         "branch": [], "episode": [], "segment": []}
+    step_base = [0]
+    for ep in eps:
+        step_base.append(step_base[-1] + len(ep["states"]))
+    where = {}
+    for r, (e, j, start, end, pr) in enumerate(rows):
+        ep = eps[e]
+        for p in range(start, end):
+            c = pr + p - start
+            where[(e, p)] = (r, c)
+            f["mask"][r, c] = int(ep["mask"][p])
+            f["rewards"][r, c] = ep["rewards"][p] + (ep["score"] if p == len(ep["mask"]) - 1 else 0.0)
+            f["values"][r, c] = ep["values"][p]
+            f["token_steps"][r, c] = step_base[e] + ep["token_step"][p]
+        f["branch"].append(pr + min(max(ep["branch"] - start, 0), end - start))
+        f["episode"].append(e)
+        f["segment"].append(j)
+    f["rows"] = rows
+    return f, where
+
+
+def split_inputs(name, eps, f):
+    e = f["episode"]
+    rows = {"response_mask": f["mask"], "group_ids": [eps[i]["group"] for i in e], "traj_ids": e}
+    if name == "grpo":
+        return {**rows, "scores": torch.tensor([eps[i]["score"] for i in e])}
+    if name == "tree_grpo":  # token rewards: the outcome on the episode's last token, in its last segment
+        return {**rows, "token_level_rewards": _outcome_only(eps, f), "tree_ids": [eps[i]["tree"] for i in e],
+                "branch_points": f["branch"]}
+    if name in ("gdpo", "gd2po"):
+        return {**rows, "reward_components": torch.tensor([eps[i]["comps"] for i in e])}
+    if name == "gigpo":
+        steps = [(i, k) for i, ep in enumerate(eps) for k in range(len(ep["states"]))]
+        return {"response_mask": f["mask"], "token_steps": f["token_steps"],
+                "group_ids": [eps[i]["group"] for i, _ in steps], "traj_ids": [i for i, _ in steps],
+                "state_keys": [eps[i]["states"][k] for i, k in steps], "step_index": [k for _, k in steps],
+                "action_keys": [eps[i]["actions"][k] for i, k in steps],
+                "scores": torch.tensor([eps[i]["score"] for i, _ in steps])}
+    return {"response_mask": f["mask"], "token_level_rewards": f["rewards"], "values": f["values"],
+            "episode_ids": e, "segment_index": f["segment"]}
+
+
+def _outcome_only(eps, f):
+    out = torch.zeros_like(f["rewards"])
+    for r, (e, _, start, end, pr) in enumerate(f["rows"]):
+        if end == len(eps[e]["mask"]):
+            out[r, pr + end - 1 - start] = eps[e]["score"]
+    return out
+
+
+OPTIONS = {
+    "grpo": st.fixed_dictionaries({"flavour": st.sampled_from(["verl", "trl"]),
+                                   "scale": st.sampled_from(["group", "batch", "none"])}),
+    "tree_grpo": st.fixed_dictionaries({"mode": st.sampled_from(["sum", "intra", "2norm"]),
+                                        "shared_prefix": st.sampled_from(["backbone", "every_leaf"])}),
+    "gdpo": st.fixed_dictionaries({"flavour": st.sampled_from(["trl", "verl"])}),
+    "gd2po": st.fixed_dictionaries({"conflict_filter": st.sampled_from(["snr", "hard", "none"]),
+                                    "whiten": st.booleans()}),
+    "gigpo": st.fixed_dictionaries({"mode": st.sampled_from(["mean_std_norm", "mean_norm"]),
+                                    "stats_over": st.sampled_from(["trajectories", "steps"]),
+                                    "gamma": st.sampled_from([1.0, 0.9])}),
+    "gae": st.fixed_dictionaries({"lam": st.sampled_from([1.0, 0.9]), "gamma": st.sampled_from([1.0, 0.95]),
+                                  "whiten_rewards": st.booleans()}),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(eps=episodes(), name=st.sampled_from(sorted(OPTIONS)), data=st.data())
+def test_splitting_an_episode_into_segments_changes_no_advantage(eps, name, data):
+    opts = data.draw(OPTIONS[name])
+    whole, at_whole = layout(eps, split=False)
+    n_rows = len(layout(eps, split=True)[0]["rows"])
+    order = data.draw(st.permutations(range(n_rows)))  # segments in any order
+    split, at_split = layout(eps, split=True, order=order)
+    a = compute_advantages(name, **split_inputs(name, eps, whole), **opts)
+    b = compute_advantages(name, **split_inputs(name, eps, split), **opts)
+    for out, f in ((a, whole), (b, split)):
+        assert torch.all(out.advantages[f["mask"] == 0] == 0)
+    for key, (r, c) in at_whole.items():
+        rs, cs = at_split[key]
+        assert torch.isclose(a.advantages[r, c], b.advantages[rs, cs], rtol=1e-5, atol=1e-5), key
+        assert torch.isclose(a.returns[r, c], b.returns[rs, cs], rtol=1e-5, atol=1e-5), key

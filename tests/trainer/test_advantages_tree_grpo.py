@@ -27,14 +27,41 @@ def test_hand_worked_two_trees():
     assert torch.allclose(only.advantages, intra[:, None].expand(4, 4))
 
 
-def test_intra_applies_only_after_the_branch_point():
+def test_branches_are_trained_only_after_their_branch_point():
+    # tree 0: backbone (b = 0) and a branch from its step 2 (b = 2); tree 1: backbone, and a leaf
+    # whose first row lies wholly inside its prefix (b = row length)
     m = torch.tensor([[1, 1, 0, 1], [1, 1, 1, 0], [1, 1, 1, 1], [1, 1, 1, 1]])
-    out = tree([1.0, 0.0, 1.0, 1.0], ["p"] * 4, [0, 0, 1, 1], response_mask=m, branch_points=[2, 2, 0, 3])
-    inter, intra = out.info["inter_advantages"], out.info["intra_advantages"]
-    after = torch.tensor([[0, 0, 1, 1], [0, 0, 1, 1], [1, 1, 1, 1], [0, 0, 0, 1]])
-    assert torch.allclose(out.advantages, (inter[:, None] + intra[:, None] * after) * m)
-    # on the shared prefix of a tree the reference's intra terms cancel exactly
-    assert torch.isclose(intra[:2].sum(), torch.tensor(0.0), atol=1e-7)
+    bp = [0, 2, 0, 4]
+    out = tree([1.0, 0.0, 1.0, 1.0], ["p"] * 4, [0, 0, 1, 1], response_mask=m, branch_points=bp)
+    a = out.info["inter_advantages"] + out.info["intra_advantages"]
+    after = torch.tensor([[1, 1, 1, 1], [0, 0, 1, 1], [1, 1, 1, 1], [0, 0, 0, 0]])
+    assert torch.allclose(out.advantages, a[:, None] * after * m)  # both terms, only after b
+    # the reference (AMAP-ML/Tree-GRPO) trains every leaf on its whole row, prefix copy included
+    ref = tree([1.0, 0.0, 1.0, 1.0], ["p"] * 4, [0, 0, 1, 1], response_mask=m, branch_points=bp,
+               shared_prefix="every_leaf")
+    assert torch.allclose(ref.advantages, a[:, None] * m)
+    assert torch.equal(tree([1.0, 0.0, 1.0, 1.0], ["p"] * 4, [0, 0, 1, 1], response_mask=m).advantages,
+                       ref.advantages)  # no branch points: every row is a whole trajectory
+
+
+def test_2norm_is_the_tree_zscore_of_the_prompt_zscore():
+    # AMAP-ML/Tree-GRPO compute_tree_grpo_outcome_advantage (adv_estimator="tree_2norm")
+    out = tree(SCORES, UID, TREE, mode="2norm")
+    inter = torch.tensor(TREE_INTER, dtype=torch.float64)
+    want = torch.zeros(8, dtype=torch.float64)
+    for t in set(TREE):
+        rows = [i for i, x in enumerate(TREE) if x == t]
+        v = inter[rows]
+        want[rows] = v / (1 + 1e-6) if len(rows) == 1 else (v - v.mean()) / (v.std() + 1e-6)
+    assert torch.allclose(out.advantages[:, 0].double(), want, atol=1e-5)
+    assert torch.allclose(out.info["inter_advantages"], torch.tensor(TREE_INTER), atol=1e-5)
+
+
+def test_a_leaf_in_several_segments_counts_once():
+    # leaf 0 of tree 0 compacted into two rows (same traj id): the statistics see three leaves
+    split = tree([1.0, 1.0, 0.0, 1.0], ["p"] * 4, [0, 0, 0, 1], traj_ids=[0, 0, 1, 2])
+    whole = tree([1.0, 0.0, 1.0], ["p"] * 3, [0, 0, 1])
+    assert torch.allclose(split.advantages[[0, 1, 2, 3]], whole.advantages[[0, 0, 1, 2]])
 
 
 def test_single_leaf_tree_and_zero_variance():
@@ -71,4 +98,6 @@ def test_matches_reference_numbers():
 
 def test_bad_mode():
     with pytest.raises(ValueError, match="mode must be"):
-        tree([1.0], ["p"], [0], mode="2norm")
+        tree([1.0], ["p"], [0], mode="inter")
+    with pytest.raises(ValueError, match="shared_prefix must be"):
+        tree([1.0], ["p"], [0], shared_prefix="all")

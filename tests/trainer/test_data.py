@@ -83,8 +83,16 @@ def test_to_sequences_masks_logprobs_steps_and_ids():
     assert batch.branch_points.tolist() == [3, 7, 2]
     assert batch.step_episode.tolist() == [0, 0, 1, 1, 1] and batch.step_index.tolist() == [0, 1, 0, 1, 2]
     assert batch.step_state_keys == ["s0", "s1", "s0", "s2", "s3"] and batch.step_rewards.tolist() == [0, 1, 0, 0, 0]
-    # masks cover completions only
-    assert (batch.completion_mask.bool() == (batch.token_steps >= 0)).all()
+    # masks cover completions only, and b's copy of a's first step (its shared prefix) is not trained
+    assert batch.shared_prefix_mask[1].tolist() == [0, 0, 0, 1, 1, 0, 0, 0] and batch.shared_prefix_mask[[0, 2]].sum() == 0
+    assert batch.completion_mask[1].sum() == 0
+    assert (batch.completion_mask.bool() == ((batch.token_steps >= 0) & (batch.shared_prefix_mask == 0))).all()
+    every_leaf = to_sequences(eps, PAD, mask_shared_prefix=False)  # the reference Tree-GRPO's rows
+    assert (every_leaf.completion_mask.bool() == (every_leaf.token_steps >= 0)).all()
+    assert torch.equal(every_leaf.shared_prefix_mask, batch.shared_prefix_mask)
+    # Insight 5: equal sampled tokens give equal action keys (a's and b's first step are the same call)
+    keys = batch.step_action_keys
+    assert keys[0] == keys[2] and len(set(keys)) == 4
 
 
 def test_masked_episodes_are_left_out_unless_asked():
@@ -106,3 +114,58 @@ def test_batches_feed_every_advantage_estimator(name):
     adv = compute_advantages(name, **kwargs).advantages
     assert adv.shape == batch.input_ids.shape
     assert (adv[batch.completion_mask == 0] == 0).all() and adv.abs().sum() > 0
+
+
+def test_unknown_states_are_none():
+    ep = Episode("t", "g", [Segment([1], [step([5], [], None), step([6], [], "unknown"), step([7], [], "s1")])])
+    assert to_sequences([ep], PAD).step_state_keys == [None, None, "s1"]
+
+
+def compacted(ep, at):
+    """The same episode with its steps in two segments, the second from step `at` (a compaction)."""
+    [seg] = ep.segments
+    first = Segment(seg.prompt_ids, seg.steps[:at])
+    second = Segment([1, 9, 9], seg.steps[at:], "compaction", 1)
+    return Episode(ep.task_id, ep.group_id, [first, second], reward=ep.reward,
+                   reward_components=dict(ep.reward_components), episode_id=ep.episode_id, tree_id=ep.tree_id)
+
+
+def per_step_advantages(batch, adv):
+    out = {}
+    for r in range(batch.num_rows):
+        for t in range(adv.shape[1]):
+            if batch.completion_mask[r, t]:
+                out.setdefault(int(batch.token_steps[r, t]), []).append(round(float(adv[r, t]), 5))
+    return out
+
+
+@pytest.mark.parametrize("name", ["grpo", "gigpo", "tree_grpo", "gdpo", "gd2po"])
+def test_compaction_changes_no_advantage_through_the_data_path(name):
+    # four rollouts of a task (two trees); the first is compacted into two segments
+    def rollout(i, reward, comps, keys):
+        steps = [step([10 + i, 11], [4], keys[0]), step([12, 13 + i], [5], keys[1]), step([14], [], keys[2])]
+        return Episode("t", "g", [Segment([1, 2, 3], steps)], reward=reward, reward_components=comps,
+                       episode_id=f"e{i}", tree_id=f"T{i % 2}")
+
+    eps = [rollout(0, 1.0, {"correctness": 1.0, "format": 0.0}, ["s0", "s1", "s2"]),
+           rollout(1, 0.0, {"correctness": 0.0, "format": 1.0}, ["s0", "s1", "s3"]),
+           rollout(2, 0.5, {"correctness": 0.5, "format": 1.0}, ["s0", "s4", None]),
+           rollout(3, 0.0, {"correctness": 0.0, "format": 0.0}, ["s0", "s1", "s2"])]
+    results = []
+    for episodes in (eps, [compacted(eps[0], 1), *eps[1:]]):
+        batch = to_sequences(episodes, PAD)
+        results.append((batch, compute_advantages(name, **batch.advantage_inputs(name)).advantages))
+    (whole, a), (split, b) = results
+    assert split.num_rows == whole.num_rows + 1
+    assert per_step_advantages(whole, a) == per_step_advantages(split, b)
+
+
+def test_a_tree_branch_trains_only_its_own_steps():
+    eps = two_episodes()  # b branches from a after a's first step, which b's first row holds
+    for mask_prefix, prefix_trained in ((True, False), (False, True)):
+        batch = to_sequences(eps, PAD, mask_shared_prefix=mask_prefix)
+        kwargs = batch.advantage_inputs("tree_grpo")
+        adv = compute_advantages("tree_grpo", **kwargs,
+                                 shared_prefix="backbone" if mask_prefix else "every_leaf").advantages
+        assert bool((adv[1] != 0).any()) is prefix_trained  # b's copy of the prefix
+        assert (adv[0, [3, 4, 7]] != 0).all() and (adv[2, [2, 3, 4, 6]] != 0).all()  # a's steps, b's own

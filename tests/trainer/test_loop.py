@@ -8,12 +8,14 @@ checkpointing run end to end for each algorithm, not that anything is learned
 
 from __future__ import annotations
 
+import itertools
 import json
+import logging
 
 import pytest
 
 from codegym.trainer.config import config_from_dict
-from codegym.trainer.loop import Trainer, pack_micro_batches
+from codegym.trainer.loop import Trainer, TrainingError, default_make_env, pack_micro_batches
 
 pytestmark = pytest.mark.docker
 
@@ -51,12 +53,34 @@ def test_one_iteration(name, tmp_path):
     assert (tmp_path / "checkpoints" / "iter-000001" / "policy" / "adapter_model.safetensors").exists()
 
 
-def test_masked_episodes_are_counted_not_trained(tmp_path):
+def test_masked_episodes_are_counted_logged_and_not_trained(tmp_path, caplog):
+    cfg = tiny_config("grpo", tmp_path, run={"tensorboard": False})
+    real, calls = default_make_env(cfg), itertools.count()
+
+    def first_env_fails():
+        if next(calls) == 0:
+            raise RuntimeError("no sandbox today")
+        return real()
+
+    trainer = Trainer(cfg, make_env=first_env_fails)
+    with caplog.at_level(logging.WARNING, logger="codegym.trainer.loop"):
+        m = trainer.train_iteration()
+    assert m["episodes/masked"] == 1 and m["masked/start_error"] == 1 and trainer.policy_version == 1
+    assert m["episodes/mask_reasons"] == {"start_error: RuntimeError: no sandbox today": 1}
+    assert "iteration 0: 1/2 episodes masked: 1x start_error: RuntimeError: no sandbox today" in caplog.text
+    trainer.close()
+
+
+def test_an_iteration_with_every_episode_masked_stops_the_run(tmp_path):
     trainer = Trainer(tiny_config("grpo", tmp_path, run={"tensorboard": False}),
-                      make_env=lambda: (_ for _ in ()).throw(RuntimeError("no sandbox today")),
-                      task_ids=["toy-add-typo"])
-    m = trainer.train_iteration()
-    assert m["episodes/masked"] == 2 and m["update/skipped"] == 1.0 and trainer.policy_version == 0
+                      make_env=lambda: (_ for _ in ()).throw(RuntimeError("no sandbox today")))
+    with pytest.raises(TrainingError, match="2/2 episodes masked: 2x start_error: RuntimeError: no sandbox today"):
+        trainer.train()
+    assert trainer.iteration == 0 and trainer.policy_version == 0
+    [row] = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert row["episodes/masked"] == 2 and row["episodes/mask_reasons"] == {
+        "start_error: RuntimeError: no sandbox today": 2}
+    assert not (tmp_path / "checkpoints").exists()  # nothing trained, nothing saved
 
 
 def test_pack_micro_batches():
@@ -73,3 +97,20 @@ def test_episode_metrics_report_pass_rates_per_task():
     m = episode_metrics(eps)
     assert m["pass_rate/a"] == 0.75 and m["pass_rate/b"] == 0.0
     assert m["episodes/pass_rate"] == 3 / 8
+
+
+def test_mask_reasons_are_summarized_by_kind_and_text():
+    from codegym.trainer.data import Episode
+    from codegym.trainer.loop import episode_metrics, mask_reasons, mask_summary
+
+    eps = [Episode("a", "g", reward=1.0, reward_components={"correctness": 1.0})]
+    for reason, stop in [("the sandbox failed: gone\ntraceback ...", "sandbox_error")] * 2 + [
+            ("engine_error: CUDA out of memory", "engine_error")]:
+        eps.append(Episode("a", "g", stop_reason=stop))
+        eps[-1].mask(reason)
+    m = episode_metrics(eps)
+    assert m["episodes/masked"] == 3 and m["masked/sandbox_error"] == 2 and m["masked/engine_error"] == 1
+    reasons = mask_reasons(eps)
+    assert reasons == {"the sandbox failed: gone": 2, "engine_error: CUDA out of memory": 1}
+    assert mask_summary(7, len(eps), reasons) == ("iteration 7: 3/4 episodes masked: 2x the sandbox failed: gone; "
+                                                  "1x engine_error: CUDA out of memory")

@@ -1,14 +1,15 @@
-"""Policy and critic on one tiny base: aligned logprobs, values, the adapter-free reference, state."""
+"""Policy and critic on one tiny base: aligned logprobs, values, the KL reference (the base, or a
+frozen copy of the init adapter), state, and the adapter-sync probe's dtype-aware tolerance."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from codegym.agents.engines import TransformersEngine, probe_logprobs
+from codegym.agents.engines import AdapterSyncError, TransformersEngine, probe_logprobs
 from codegym.agents.engines.probe import sequence_logprobs
 from codegym.trainer.config import ModelConfig
-from codegym.trainer.models import build_models, token_logprobs
+from codegym.trainer.models import build_models, probe_tolerance, token_logprobs
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +104,63 @@ def test_separate_critic():
     assert m.critic_model is not m.model
     assert m.values(ids, mask).shape == ids.shape
     assert not any(".critic." in n for n, _ in m.model.named_parameters())
+
+
+def test_init_adapter_is_the_frozen_kl_reference(tmp_path, shared):
+    ids, mask, *_ = _batch(shared.tokenizer)
+    g = torch.Generator().manual_seed(3)
+    start = build_models(ModelConfig(base="tiny", lora_r=4, lora_alpha=8))
+    with torch.no_grad():  # a warm start: an adapter far from the base
+        for p in start.policy_parameters():
+            p.add_(torch.randn(p.shape, generator=g) * 0.1)
+    path = start.save_policy_adapter(tmp_path / "sft")
+    m = build_models(ModelConfig(base="tiny", lora_r=4, lora_alpha=8, init_adapter=str(path)), critic="shared")
+    assert m.has_reference_adapter and not shared.has_reference_adapter
+    with torch.no_grad():
+        with m.model.disable_adapter():
+            base = token_logprobs(m.model(input_ids=ids, attention_mask=mask).logits, ids)
+        ref, policy = m.ref_logprobs(ids, mask), m.policy_logprobs(ids, mask)
+        assert torch.equal(ref, policy)  # KL to the reference starts at 0
+        assert not torch.allclose(ref, base, atol=1e-3)  # the raw base is not where the run started
+        _perturb(m.policy_parameters(), 0.05, seed=4)  # an RL update moves the policy, not the reference
+        assert torch.equal(m.ref_logprobs(ids, mask), ref)
+        assert not torch.allclose(m.policy_logprobs(ids, mask), ref)
+    assert m.model.active_adapter == "policy"
+    # the reference is frozen, trained by no optimizer and not in checkpoints (rebuilt from init_adapter)
+    ref_params = [p for n, p in m.model.named_parameters() if ".reference." in n]
+    assert ref_params and not any(p.requires_grad for p in ref_params)
+    trained = {id(p) for p in m.policy_parameters() + m.critic_parameters()}
+    assert not any(id(p) in trained for p in ref_params)
+    v = m.values(ids, mask)  # the critic pass re-enables gradients for the adapters it trains only
+    assert not any(p.requires_grad for p in ref_params) and v.requires_grad
+    state = m.trainable_state()
+    assert not any(".reference." in k for k in state)
+    again = build_models(ModelConfig(base="tiny", lora_r=4, lora_alpha=8, init_adapter=str(path)), critic="shared")
+    again.load_trainable_state(state)  # a resumed run: the policy from the checkpoint, the reference from sft
+    with torch.no_grad():
+        assert torch.equal(again.policy_logprobs(ids, mask), m.policy_logprobs(ids, mask))
+        assert torch.equal(again.ref_logprobs(ids, mask), ref)
+
+
+def test_probe_tolerance_follows_the_dtype():
+    assert probe_tolerance(torch.float32) <= 1e-3 and probe_tolerance(torch.float64) <= 1e-5
+    assert 1e-2 <= probe_tolerance(torch.bfloat16) <= 5e-2
+    assert build_models(ModelConfig(base="tiny", lora_r=4, lora_alpha=8, dtype="float32")).probe_tolerance <= 1e-3
+
+
+def test_bf16_self_probe_of_a_warm_started_model_passes_and_a_stale_adapter_still_fails(warm_tiny_base):
+    m = build_models(ModelConfig(base=warm_tiny_base, lora_r=4, lora_alpha=8, dtype="bfloat16", device="cpu"))
+    assert m.dtype == torch.bfloat16 and m.probe_tolerance == probe_tolerance(torch.bfloat16)
+    engine = TransformersEngine(m.model, m.tokenizer, adapter_name="policy")
+    diffs = [probe_logprobs(m.model, engine, m.tokenizer, tolerance=m.probe_tolerance, seed=s).mean_abs_diff
+             for s in range(3)]
+    assert max(diffs) < m.probe_tolerance  # bf16 rounding only: 7e-4 to 2e-3 here, over fp32's 1e-3
+    # a stale adapter (the engine serves an updated policy, the trainer scores the old one) is caught
+    _perturb(m.policy_parameters(), 0.05, seed=5)
+
+    def trainer_scores_the_base(prompt, completion):
+        with m.model.disable_adapter():
+            return sequence_logprobs(m.model, prompt, completion)
+
+    with pytest.raises(AdapterSyncError, match="disagree"):
+        probe_logprobs(trainer_scores_the_base, engine, m.tokenizer, tolerance=m.probe_tolerance)

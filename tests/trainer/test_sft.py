@@ -51,3 +51,19 @@ def test_compact_oracle_and_sft():
     assert history[-1]["success"] >= target > max(h["success"] for h in history[:-1])
     assert len(steps) == history[-1]["step"] < 150
     assert sft(base, [ep], steps=5, lr=1e-2, batch_rows=1, full=True, target_success=target) == []  # already there
+
+
+def test_demonstrations_come_from_the_task_itself():
+    from codegym.tasks.suites.families import family_tasks
+    from codegym.tasks.suites.toy import TOYS
+    from codegym.trainer.sft import demonstration
+
+    for task in load_tasks("toy"):  # the reference patch, as create calls: the toy's fixed files exactly
+        toy = next(t for t in TOYS if f"toy-{t.name}" == task.instance_id)
+        calls = demonstration(task)
+        assert {c.arguments["path"]: c.arguments["file_text"] for c in calls[:-1]} == toy.fixed
+    [task] = family_tasks("train", "lookup")[:1]  # a generator's demonstration: read first, then act
+    models = build_models(ModelConfig(base="tiny", lora_r=4, lora_alpha=8))
+    make_env = lambda: gym.make("codegym/Families-v0", families="lookup", backend="docker", max_turns=3)  # noqa: E731
+    [ep] = oracle_episodes(make_env, models.tokenizer, [task])
+    assert ep.reward == 1.0 and [s.tool_name for s in ep.steps] == ["view", "create", "submit"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -66,6 +67,7 @@ class OpenAIEngine:
         self.max_workers = max_workers
         self.extra_body = dict(extra_body or {})
         self.policy_version = 0
+        self._lock = threading.Lock()  # (model, policy_version) change together
 
     # ---- HTTP ----------------------------------------------------------------------------------
 
@@ -97,8 +99,10 @@ class OpenAIEngine:
             return list(pool.map(self._complete_ids, requests))
 
     def _complete_ids(self, r: GenerationRequest) -> Completion:
+        with self._lock:  # the adapter this request names is the version its completion records
+            model, version = self.model, self.policy_version
         payload: dict[str, Any] = {
-            "model": self.model, "prompt": list(r.prompt_ids), "max_tokens": r.max_new_tokens,
+            "model": model, "prompt": list(r.prompt_ids), "max_tokens": r.max_new_tokens,
             "temperature": r.temperature, "top_p": r.top_p, "logprobs": 1, "return_token_ids": True,
             "return_tokens_as_token_ids": True, "skip_special_tokens": False, **self.extra_body}
         if r.stop:
@@ -106,7 +110,6 @@ class OpenAIEngine:
             payload["include_stop_str_in_output"] = True
         if r.seed is not None:
             payload["seed"] = r.seed
-        version = self.policy_version
         choice = (self._post("/completions", payload).get("choices") or [None])[0]
         if not choice:
             raise EngineError("the server returned no choices")
@@ -158,17 +161,22 @@ class OpenAIEngine:
     # ---- adapters --------------------------------------------------------------------------------
 
     def load_adapter(self, path_or_state: Any, version: int) -> None:
-        """Load a peft adapter directory on the server as ``<model>-v<version>`` and serve it."""
+        """Load a peft adapter directory on the server as ``<model>-v<version>`` and serve it.
+
+        The adapter before the previous one is unloaded: requests still in flight (async rollouts)
+        name the previous one, which stays until the next load."""
         if not isinstance(path_or_state, (str, Path)):
             raise TypeError("OpenAIEngine.load_adapter takes an adapter directory the server can read")
         base = getattr(self, "_base_model", self.model)
         name = f"{base}-v{version}"
         self._post("/load_lora_adapter", {"lora_name": name, "lora_path": str(path_or_state)})
-        old, self._base_model, self.model = self.model, base, name
-        self.policy_version = int(version)
-        if old != base:
+        with self._lock:
+            old, self._base_model, self.model = self.model, base, name
+            self.policy_version = int(version)
+        retired, self._previous = getattr(self, "_previous", None), (old if old != base else None)
+        if retired is not None and retired != name:
             try:
-                self._post("/unload_lora_adapter", {"lora_name": old})
+                self._post("/unload_lora_adapter", {"lora_name": retired})
             except EngineError:
                 pass  # the old adapter only costs memory
 

@@ -26,7 +26,13 @@ PROBE_MESSAGES = [
 
 
 class AdapterSyncError(RuntimeError):
-    """The engine does not serve the weights the trainer holds."""
+    """The engine does not serve the weights the trainer holds: `trainer_version` (what the trainer
+    holds) and `engine_version` (what the engine claims to serve) are both in the message."""
+
+    def __init__(self, message: str, *, trainer_version: int | None = None, engine_version: int | None = None,
+                 mean_abs_diff: float | None = None):
+        super().__init__(message)
+        self.trainer_version, self.engine_version, self.mean_abs_diff = trainer_version, engine_version, mean_abs_diff
 
 
 @dataclass
@@ -87,7 +93,8 @@ def probe_logprobs(trainer_model: Any, engine: Any, tokenizer: Any = None, promp
     [c] = engine.generate([GenerationRequest(prompt_ids, max_new_tokens=max_new_tokens, temperature=1.0,
                                              top_p=1.0, seed=seed)])
     if c.policy_version != expected:
-        raise AdapterSyncError(f"the engine answered with policy version {c.policy_version}, expected {expected}")
+        raise AdapterSyncError(f"the trainer holds policy version {expected} but the engine answered with policy "
+                               f"version {c.policy_version}", trainer_version=expected, engine_version=c.policy_version)
     score: Callable = trainer_model if not hasattr(trainer_model, "parameters") else (
         lambda p, t: sequence_logprobs(trainer_model, p, t))
     mine = score(prompt_ids, c.token_ids)
@@ -97,8 +104,10 @@ def probe_logprobs(trainer_model: Any, engine: Any, tokenizer: Any = None, promp
     result = ProbeResult(sum(diffs) / len(diffs) if diffs else 0.0, max(diffs, default=0.0), len(diffs), expected)
     if result.mean_abs_diff > tolerance:
         raise AdapterSyncError(
-            f"engine and trainer disagree at policy version {expected}: mean |logprob difference| "
-            f"{result.mean_abs_diff:.4g} (max {result.max_abs_diff:.4g}) over {result.n_tokens} tokens exceeds "
-            f"{tolerance:g}. The engine is probably serving a stale or base adapter: check that "
-            "load_adapter got the new weights (a new adapter name/id per version for vLLM).")
+            f"the trainer holds policy version {expected} and the engine reports policy version "
+            f"{c.policy_version}, but they disagree: mean |logprob difference| {result.mean_abs_diff:.4g} "
+            f"(max {result.max_abs_diff:.4g}) over {result.n_tokens} tokens exceeds {tolerance:g}. The engine is "
+            "probably serving a stale or base adapter: check that load_adapter got the new weights (a new "
+            "adapter name/id per version for vLLM; the server must read the adapter directory).",
+            trainer_version=expected, engine_version=c.policy_version, mean_abs_diff=result.mean_abs_diff)
     return result

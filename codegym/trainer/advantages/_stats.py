@@ -31,12 +31,15 @@ __all__ = [
     "as_rows",
     "broadcast",
     "compact_index",
+    "episode_index",
+    "episode_scores",
     "first_of_group",
     "group_index",
     "group_zscore",
     "masked_whiten",
     "outcome_scores",
     "pair_index",
+    "per_episode",
     "result_dtype",
     "reverse_discounted_cumsum",
     "row_any",
@@ -184,6 +187,56 @@ def first_of_group(index: torch.Tensor, n_groups: int) -> torch.Tensor:
     return rows == first[index]
 
 
+def episode_index(
+    traj_ids: Any, gid: torch.Tensor, n_groups: int, n: int, *, device: torch.device | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Rows -> episodes: ``(ep[n], first[E])``, each row's episode ``0..E-1`` and each episode's
+    first row (in batch order).
+
+    An episode is one ``(group, traj_ids)`` pair: its rows (compaction segments, or the steps of a
+    multi-step layout) share both ids. Without ``traj_ids`` every row is its own episode.
+    """
+    rows = torch.arange(n, device=device)
+    if traj_ids is None:
+        return rows, rows
+    tid, n_tid = group_index(traj_ids, n, device=device, name="traj_ids")
+    ep, n_ep = pair_index(gid, tid, n_groups, n_tid)  # compact: episodes are 0..E-1
+    first = torch.full((n_ep,), n, dtype=torch.long, device=device).scatter_reduce(0, ep, rows, "amin")
+    return ep, first
+
+
+def per_episode(x: torch.Tensor, ep: torch.Tensor, first: torch.Tensor, *, name: str) -> torch.Tensor:
+    """``x[first]``: each episode's value (``x`` is ``[n]`` or ``[n, K]``), after checking that every
+    row of an episode holds the same one (NaN equals NaN)."""
+    xe = x.index_select(0, first)
+    if xe.shape[0] != x.shape[0]:  # some episode has several rows
+        back = xe.index_select(0, ep)
+        same = (x == back) | (torch.isnan(x) & torch.isnan(back))
+        if not bool(same.all()):
+            raise ValueError(
+                f"{name}: the rows of one episode (same group_ids and traj_ids) hold different values; "
+                "give every row its episode's value"
+            )
+    return xe
+
+
+def episode_scores(
+    scores: Any,
+    token_level_rewards: torch.Tensor | None,
+    ep: torch.Tensor,
+    first: torch.Tensor,
+    n: int,
+    *,
+    device: torch.device,
+) -> torch.Tensor:
+    """Per-episode outcome score ``s_e`` (float64): ``scores`` repeated on each row of the episode
+    (checked), or the sum of ``token_level_rewards`` over all of the episode's rows."""
+    if token_level_rewards is None or scores is not None:
+        return per_episode(outcome_scores(scores, token_level_rewards, n, device=device), ep, first, name="scores")
+    row = outcome_scores(None, token_level_rewards, n, device=device)
+    return torch.zeros(first.numel(), dtype=F64, device=device).index_add_(0, ep, row)
+
+
 # ---------------------------------------------------------- statistics
 
 
@@ -323,24 +376,27 @@ def _batch_std(x: torch.Tensor) -> torch.Tensor:
     return x.std(unbiased=True)
 
 
-def masked_whiten(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+def masked_whiten(x: torch.Tensor, mask: torch.Tensor, *, shift_mean: bool = True) -> torch.Tensor:
     """Token-weighted batch whitening (verl ``masked_whiten``), float64, zero off the mask.
 
     ``N = sum m``, ``mu = sum(x m) / N``, ``var = sum((x - mu)^2 m) / (N - 1)``,
-    ``out = (x - mu) / sqrt(var + 1e-8) * m``. A row with ``L_i`` tokens counts ``L_i`` times.
-    ``x`` must be finite. verl raises for ``N <= 1`` and adds 1e-8 to ``N`` in the means; here
-    ``N <= 1`` gives zeros (one token is its own mean) and all-equal values give exactly 0.
+    ``out = (x - mu) / sqrt(var + 1e-8) * m``; ``shift_mean=False`` adds ``mu`` back (TRL's
+    ``whiten_rewards``). A row with ``L_i`` tokens counts ``L_i`` times. ``x`` must be finite.
+    verl raises for ``N <= 1`` and adds 1e-8 to ``N`` in the means; here ``N <= 1`` leaves the
+    values centred at 0 (one token is its own mean) and all-equal values are centred to exactly 0.
     """
     m = mask.to(F64)
     n = float(m.sum())
     if n < 2:
-        return torch.zeros_like(x, dtype=F64)
+        return torch.zeros_like(x, dtype=F64) if shift_mean else x.to(F64) * m
     mean = (x.to(F64) * m).sum() / n
     centered = (x - mean) * m
     var = centered.square().sum() / (n - 1.0)
     if bool(var <= (1e-12 * mean) ** 2):  # all equal up to the rounding of the mean: exactly 0
-        return torch.zeros_like(centered)
-    return centered * torch.rsqrt(var + 1e-8)
+        out = torch.zeros_like(centered)
+    else:
+        out = centered * torch.rsqrt(var + 1e-8)
+    return out if shift_mean else out + mean * m
 
 
 def row_whiten(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:

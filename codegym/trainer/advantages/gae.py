@@ -21,6 +21,9 @@ at a boundary) the result equals GAE on the unsplit row. (Without skipping, mask
 row's last policy token count as padding, so there a split must follow a policy token.)
 
 ``whiten=True`` (verl) whitens the advantages over all policy tokens of the batch, token-weighted.
+``whiten_rewards=True`` (TRL ``PPOConfig.whiten_rewards``, off by default as there) first whitens the
+rewards over all TD positions of the batch, keeping their mean: ``r <- (r - mu) / sqrt(var + 1e-8)
++ mu`` (TRL takes its value mask, one position past the response; here the TD positions).
 Unlike verl, masked positions of both outputs are 0 (verl leaves whitened junk there), and
 ``N <= 1`` policy tokens give 0 instead of raising.
 Defaults: ``gamma = lam = 1.0`` (verl ppo_trainer.yaml).
@@ -92,6 +95,7 @@ def gae_advantages(
     lam: float = 1.0,
     skip_masked: bool = True,
     whiten: bool = True,
+    whiten_rewards: bool = False,
     episode_ids: Any = None,
     segment_index: Any = None,
 ) -> AdvantageResult:
@@ -125,6 +129,8 @@ def gae_advantages(
         last = torch.where(m, pos, -1).amax(dim=1, keepdim=True)
         keep = pos[None, :] <= last
     r = torch.where(keep, token_level_rewards.detach().to(device=device, dtype=F64), 0.0)
+    if whiten_rewards:
+        r = masked_whiten(r, keep, shift_mean=False)
 
     # Pack each row's TD positions to its front (a stable per-row permutation), scan them there:
     # TD position k of a row goes to column k, the other positions after them in order.

@@ -1,20 +1,26 @@
 """GDPO: group reward-decoupled normalization (NVlabs GDPO, also TRL ``normalize_then_sum``).
 
-For K reward components ``r_{i,k}`` with weights ``w_k`` and groups ``g`` (``group_ids``)::
+For K reward components ``r_{e,k}`` of episode ``e`` with weights ``w_k`` and groups ``g``
+(``group_ids``)::
 
-    Z_{i,k} = (r_{i,k} - mean_g r_k) / (std_g r_k + eps)     per reward, per group
-    pre_i   = sum_k w_k Z_{i,k}                                 weighted sum (NaN terms skipped)
-    A_i     = (pre_i - mean pre) / (std pre + eps)              batch normalisation
+    Z_{e,k} = (r_{e,k} - mean_g r_k) / (std_g r_k + eps)     per reward, per group
+    pre_e   = sum_k w_k Z_{e,k}                                 weighted sum (NaN terms skipped)
+    A_e     = (pre_e - mean pre) / (std pre + eps)              batch normalisation
+    A_{i,t} = A_e * m_{i,t}                                     every row i of episode e
+
+The statistics run over episodes: the rows of one episode (its compaction segments, sharing
+``traj_ids``) count once, so splitting an episode changes no advantage. Without ``traj_ids``
+every row is an episode.
 
 ``flavour="trl"`` (default; TRL ``GRPOTrainer`` with ``multi_objective_aggregation=
 "normalize_then_sum"``, the method of NVlabs' README snippet): eps = 1e-4, a group of one gives
 ``Z = 0``, NaN rewards (a ``None`` from a reward function) are excluded from ``mean_g``/``std_g``,
 rows whose rewards are all NaN are left out of the batch statistics and get 0, and the batch step
-is over samples (one weight per row, unbiased std): ``batch_norm="sample"``.
+is over samples (one weight per episode, unbiased std): ``batch_norm="sample"``.
 
 ``flavour="verl"`` (NVlabs verl-GDPO fork): eps = 1e-6, a group of one keeps its raw score, and
 the batch step is verl's token-weighted ``masked_whiten`` over the response tokens
-(``batch_norm="token"``: long responses weigh more). ``batch_norm="none"`` skips the batch step.
+(``batch_norm="token"``: long episodes weigh more; an episode weighs its tokens over all its rows). ``batch_norm="none"`` skips the batch step.
 The fork sums exactly two unweighted rewards; here any K with optional weights (default all 1).
 NaN rewards are excluded in every flavour (the TRL 0.18 fork turned them into real zeros).
 
@@ -34,8 +40,10 @@ from ._stats import (
     F64,
     as_mask,
     broadcast,
+    episode_index,
     group_index,
     group_zscore,
+    per_episode,
     result_dtype,
     row_whiten,
     token_counts,
@@ -82,15 +90,17 @@ def gdpo_advantages(
     group_ids: Any,
     response_mask: torch.Tensor,
     reward_weights: Any = None,
+    traj_ids: Any = None,
     flavour: Literal["trl", "verl"] = "trl",
     epsilon: float | None = None,
     singleton: Literal["raw", "zero"] | None = None,
     batch_norm: Literal["sample", "token", "none"] | None = None,
 ) -> AdvantageResult:
-    """GDPO advantages ``[B, T]`` from ``reward_components[B, K]``; see the module docstring.
+    """GDPO advantages ``[B, T]`` from ``reward_components[B, K]`` (each row holds its episode's
+    rewards); see the module docstring.
 
     ``epsilon``, ``singleton`` and ``batch_norm`` default to the ``flavour``'s values.
-    ``info``: ``reward_advantages`` (``Z[B, K]``) and ``pre_whiten`` (``pre[B]``).
+    ``info`` (per row): ``reward_advantages`` (``Z[B, K]``) and ``pre_whiten`` (``pre[B]``).
     """
     if flavour not in FLAVOURS:
         raise ValueError(f"flavour must be one of {sorted(FLAVOURS)}, got {flavour!r}")
@@ -99,12 +109,16 @@ def gdpo_advantages(
     batch_norm = cfg["batch_norm"] if batch_norm is None else batch_norm
     m = as_mask(response_mask)
     b, device = m.shape[0], m.device
-    r = reward_matrix(reward_components, b, device=device)
-    w = reward_weights_vector(reward_weights, r.shape[1], device=device)
+    rows = reward_matrix(reward_components, b, device=device)
     gid, n_groups = group_index(group_ids, b, device=device, name="group_ids")
+    ep, first = episode_index(traj_ids, gid, n_groups, b, device=device)
+    r = per_episode(rows, ep, first, name="reward_components")
+    w = reward_weights_vector(reward_weights, r.shape[1], device=device)
+    tokens = torch.zeros(first.numel(), dtype=F64, device=device).index_add_(0, ep, token_counts(m).to(F64))
 
     z = per_reward_zscores(
-        r, gid, n_groups, epsilon=eps, singleton=cfg["singleton"] if singleton is None else singleton
+        r, gid.index_select(0, first), n_groups, epsilon=eps,
+        singleton=cfg["singleton"] if singleton is None else singleton,
     )
     pre = (z * w).sum(dim=1)
     scorable = ~torch.isnan(r).all(dim=1)
@@ -116,12 +130,13 @@ def gdpo_advantages(
         else:
             a = torch.where(scorable, (pre - vals.mean()) / (vals.std(unbiased=True) + eps), 0.0)
     elif batch_norm == "token":
-        a = row_whiten(pre, token_counts(m) * scorable)
+        a = row_whiten(pre, tokens * scorable)
     elif batch_norm == "none":
         a = torch.where(scorable, pre, 0.0)
     else:
         raise ValueError(f"batch_norm must be 'sample', 'token' or 'none', got {batch_norm!r}")
 
     dtype = result_dtype(reward_components if isinstance(reward_components, torch.Tensor) else None)
-    adv = broadcast(a, m, dtype)
-    return AdvantageResult(adv, adv.clone(), {"reward_advantages": z.to(dtype), "pre_whiten": pre.to(dtype)})
+    adv = broadcast(a.index_select(0, ep), m, dtype)
+    info = {"reward_advantages": z.index_select(0, ep).to(dtype), "pre_whiten": pre.index_select(0, ep).to(dtype)}
+    return AdvantageResult(adv, adv.clone(), info)

@@ -1,41 +1,58 @@
-"""GiGPO: group-in-group policy optimization (Feng et al. 2025), as verl-agent computes it.
+"""GiGPO: group-in-group policy optimization (Feng et al. 2025).
 
 Per environment step ``t`` of trajectory ``i`` in episode group ``g`` (``group_ids``, the uid)::
 
     R_t   = r_t + gamma * R_{t+1}                               (Eq. 5; R_t = gamma^(T-t) R_T
                                                                  when only the outcome is rewarded)
-    A^E_i = (s_i - mean_g s) / (std_g s + eps)                  (Eq. 3, episode level)
+    A^E_i = (s_i - mean_g s) / (std_g s + eps)                  (Eq. 3, over the trajectories of g)
     A^S_t = (R_t - mean_{S(t)} R) / (std_{S(t)} R + eps)        (Eq. 7, step level)
     A_t   = A^E_i + omega * A^S_t,  broadcast over step t's action tokens      (Eq. 8)
 
 ``S(t)`` is the anchor-state group (Eq. 6): the steps of group ``g`` whose ``state_keys`` are equal.
 The initial state is an anchor like any other; a state visited twice in one trajectory puts both
 visits (each with its own return) in the group; equal states under different uids never merge.
+A step without a state key (``None``) is its own group of one, so ``A^S = 0`` there: an unknown
+state is not evidence that two steps were in the same state.
 
-Reference: verl-agent ``gigpo/core_gigpo.py``. Its choices are the defaults here:
+Same state, same action (the design notes' Insight 5): with ``action_keys`` (and
+``aggregate_actions=True``) each step's return is first replaced by the mean return of the
+identical ``(group, state, action)`` steps, ``R~(s, a) = mean{R_t : s_t = s, a_t = a}``, so repeated
+identical actions in one state share one step advantage (the group mean is unchanged).
 
-- ``mode="mean_norm"`` (``algorithm.gigpo.mode`` in ppo_trainer.yaml: ``A = x - mean``, no std);
-  ``"mean_std_norm"`` divides by ``std + eps`` (the example scripts use it). One flag, both levels.
-- ``stats_over="steps"``: the episode statistics run over all step rows of the group (verl-agent
-  hard-codes ``compute_mean_std_cross_steps=True``), so long trajectories weigh more;
-  ``"trajectories"`` counts each trajectory once (Eq. 3 as written).
-- A group of one: the episode level keeps the raw score (mean 0, std 1), the step level gives 0.
-- ``gamma = 1.0`` (ppo_trainer.yaml; the ALFWorld/WebShop scripts use 0.95), ``omega = 1.0``.
+Defaults follow the design notes' equations, which differ from the reference (verl-agent
+``gigpo/core_gigpo.py``) in two places:
 
-Extensions (off by default): ``action_keys`` first replaces each step's return by the mean return
-of the identical ``(group, state, action)`` pairs (a variance-reduced Q(s, a); the group mean is
-unchanged). ``token_steps`` lets a row hold several steps (a multi-turn segment): the per-step
-arrays then have one entry per step and ``token_steps[b, t]`` names the step of each action token
-(-1 elsewhere), so each step's advantage lands only on its own action tokens.
+- ``mode="mean_std_norm"``: both levels divide by ``std + eps``, as the notes' ``A_E`` and ``A_S``
+  (Eqs. 3 and 7) do and the verl-agent example scripts set; ``"mean_norm"`` (``A = x - mean``) is
+  verl-agent's ``ppo_trainer.yaml`` default ``algorithm.gigpo.mode``. One flag, both levels.
+- ``stats_over="trajectories"``: Eq. 3 counts each trajectory once; ``"steps"`` is verl-agent's
+  hard-coded ``compute_mean_std_cross_steps=True`` (the statistics run over all step rows, so long
+  trajectories weigh more).
+
+As in the reference: a group of one keeps its raw score at the episode level (mean 0, std 1) and
+gives 0 at the step level; ``gamma = 1.0`` (ppo_trainer.yaml; the ALFWorld/WebShop scripts use
+0.95), ``omega = 1.0``. ``enable_similarity=True`` is verl-agent's similarity grouping of text
+states: within a group, in order, a step joins the first anchor group whose representative (its
+first member) has ``difflib.SequenceMatcher(a, b).ratio() >= similarity_thresh`` (in (0, 1),
+default 0.95), else founds a new one (order-dependent and not transitive, as in the reference;
+the state keys must be text, not hashes). Not implemented: verl-agent's invalid-action penalty.
+
+``token_steps`` lets a row hold several steps (a multi-turn segment): the per-step arrays then have
+one entry per step and ``token_steps[b, t]`` names the step of each action token (-1 elsewhere), so
+each step's advantage lands only on its own action tokens (Insight 2), and splitting an episode
+into rows (compaction segments) changes nothing.
 
 Statistics are float64 and equal values give exactly 0 (the reference shows float32 noise there).
-Not implemented: verl-agent's similarity clustering of text states and its invalid-action penalty.
 """
 
 from __future__ import annotations
 
+import operator
+from difflib import SequenceMatcher
+from itertools import repeat
 from typing import Any, Literal
 
+import numpy as np
 import torch
 
 from ._registry import AdvantageResult, register
@@ -50,6 +67,7 @@ from ._stats import (
     group_zscore,
     outcome_scores,
     pair_index,
+    per_episode,
     result_dtype,
     reverse_discounted_cumsum,
 )
@@ -137,6 +155,52 @@ def _anchor_groups(
     return compact_index(step_group, n_step_groups)
 
 
+def _keyless(state_keys: Any, n: int) -> torch.Tensor | None:
+    """Which steps have no state key (``None``), or None when every step has one."""
+    if isinstance(state_keys, torch.Tensor) or (isinstance(state_keys, np.ndarray) and state_keys.dtype != object):
+        return None
+    if not any(map(operator.is_, state_keys, repeat(None))):
+        return None
+    return torch.from_numpy(np.fromiter(map(operator.is_, state_keys, repeat(None)), dtype=bool, count=n))
+
+
+def _similar_states(state_keys: Any, gid: torch.Tensor, threshold: float) -> tuple[torch.Tensor, int]:
+    """verl-agent ``build_step_group(enable_similarity=True)``: greedy clustering of text states.
+
+    Within each group, in order, a state joins the first cluster whose representative (first
+    member) is at least ``threshold`` similar (``SequenceMatcher.ratio``), else founds one. Returns
+    cluster labels ``0..C-1`` (``None`` keys get a cluster of their own).
+    """
+    if not 0.0 < threshold < 1.0:
+        raise ValueError(f"similarity_thresh must be in (0, 1), got {threshold}")
+    clusters: dict[int, list[tuple[str, int]]] = {}
+    labels: list[int] = []
+    for key, g in zip(list(state_keys), gid.tolist(), strict=True):
+        label = None
+        if key is not None:
+            if not isinstance(key, str):
+                raise ValueError(f"enable_similarity needs text state keys, got {type(key).__name__}")
+            for rep, c in clusters.setdefault(g, []):
+                sm = SequenceMatcher(None, key, rep)  # the cheap upper bounds first: same result
+                if sm.real_quick_ratio() >= threshold and sm.quick_ratio() >= threshold and sm.ratio() >= threshold:
+                    label = c
+                    break
+        if label is None:  # a new cluster, labelled by its first row
+            label = len(labels)
+            if key is not None:
+                clusters[g].append((key, label))
+        labels.append(label)
+    return compact_index(torch.tensor(labels, dtype=torch.long, device=gid.device), len(labels))
+
+
+def _first_rows(index: torch.Tensor, n_groups: int) -> torch.Tensor:
+    """The first row (batch order) of each group ``0..n_groups-1``."""
+    rows = torch.arange(index.numel(), device=index.device)
+    return torch.full((n_groups,), index.numel(), dtype=torch.long, device=index.device).scatter_reduce(
+        0, index, rows, "amin"
+    )
+
+
 def _n_steps(ids: Any) -> int:
     return int(ids.shape[0]) if hasattr(ids, "shape") else len(ids)
 
@@ -157,25 +221,29 @@ def gigpo_advantages(
     token_steps: torch.Tensor | None = None,
     gamma: float = 1.0,
     step_advantage_weight: float = 1.0,
-    mode: Literal["mean_norm", "mean_std_norm"] = "mean_norm",
-    stats_over: Literal["steps", "trajectories"] = "steps",
+    mode: Literal["mean_std_norm", "mean_norm"] = "mean_std_norm",
+    stats_over: Literal["trajectories", "steps"] = "trajectories",
+    aggregate_actions: bool = True,
+    enable_similarity: bool = False,
+    similarity_thresh: float = 0.95,
     epsilon: float = 1e-6,
 ) -> AdvantageResult:
     """GiGPO advantages ``[B, T]``; see the module docstring for the equations and defaults.
 
     Per step (one row per step unless ``token_steps`` is given): ``group_ids``, ``traj_ids``,
-    ``state_keys`` (any hashable, array or tensor), optional ``step_index`` (order inside the
-    trajectory; default batch order), ``step_rewards`` and ``scores`` (the episode score repeated on
-    each of its steps). Give ``scores`` (or ``token_level_rewards``, summed per row) and/or
-    ``step_rewards``: a missing ``scores`` is the undiscounted sum of the trajectory's step rewards;
-    missing ``step_rewards`` put the score on the last step (outcome-only reward).
+    ``state_keys`` (any hashable, array or tensor; ``None`` = unknown), optional ``action_keys``,
+    ``step_index`` (order inside the trajectory; default batch order), ``step_rewards`` and
+    ``scores`` (the episode score repeated on each of its steps). Give ``scores`` (or
+    ``token_level_rewards``, summed per row) and/or ``step_rewards``: a missing ``scores`` is the
+    undiscounted sum of the trajectory's step rewards; missing ``step_rewards`` put the score on the
+    last step (outcome-only reward).
 
     ``info``: ``episode_advantages``, ``step_advantages``, ``step_returns``, ``step_groups`` (per step).
     """
     if mode not in ("mean_norm", "mean_std_norm"):
-        raise ValueError(f"mode must be 'mean_norm' or 'mean_std_norm', got {mode!r}")
-    if stats_over not in ("steps", "trajectories"):
-        raise ValueError(f"stats_over must be 'steps' or 'trajectories', got {stats_over!r}")
+        raise ValueError(f"mode must be 'mean_std_norm' or 'mean_norm', got {mode!r}")
+    if stats_over not in ("trajectories", "steps"):
+        raise ValueError(f"stats_over must be 'trajectories' or 'steps', got {stats_over!r}")
     m = as_mask(response_mask)
     b, device = m.shape[0], m.device
     n = b if token_steps is None else _n_steps(group_ids)
@@ -187,6 +255,7 @@ def gigpo_advantages(
     order_key = None if step_index is None else as_rows(step_index, n, name="step_index", device=device)
     layout = _Layout(gid * n_tid + tid, n_groups * n_tid, order_key)
     traj, n_traj = layout.traj, layout.n_traj
+    first = first_of_group(traj, n_traj)  # whether a step is its trajectory's first (batch order)
     if scores is None and token_level_rewards is None:
         if step_rewards is None:
             raise ValueError("pass scores (or token_level_rewards) and/or step_rewards")
@@ -194,30 +263,46 @@ def gigpo_advantages(
         s = torch.zeros(n_traj, dtype=F64, device=device).index_add(0, traj, r).index_select(0, traj)
     else:
         s = outcome_scores(scores, token_level_rewards, n, device=device)
+        per_episode(s, traj, _first_rows(traj, n_traj), name="scores")  # one score per trajectory
         if step_rewards is None:  # outcome only: r_t = s on the last step, 0 before
             r = torch.where(layout.is_last(), s, 0.0)
         else:
             r = as_rows(step_rewards, n, name="step_rewards", device=device)
     returns = _discounted_returns(r, layout, gamma)
 
+    # Eq. 3: episode advantages over the trajectories of each group (or over all their steps)
     scale = "none" if mode == "mean_norm" else "group"
-    population = first_of_group(traj, n_traj) if stats_over == "trajectories" else None
+    population = first if stats_over == "trajectories" else None
     episode_adv = group_zscore(
         s, gid, n_groups, scale=scale, epsilon=epsilon, singleton="raw", population=population
     )
 
-    sid, n_states = group_index(state_keys, n, device=device, name="state_keys")
-    step_group, n_step_groups = pair_index(gid, sid, n_groups, n_states, compact=False)
-    anchor, n_anchors = _anchor_groups(gid, sid, n_states, step_group, n_step_groups)
+    # Eq. 6: anchor-state groups; steps without a state key are groups of one
+    if enable_similarity:
+        anchor, n_anchors = _similar_states(state_keys, gid, similarity_thresh)
+        step_group = anchor
+    else:
+        sid, n_states = group_index(state_keys, n, device=device, name="state_keys")
+        step_group, n_step_groups = pair_index(gid, sid, n_groups, n_states, compact=False)
+        anchor, n_anchors = _anchor_groups(gid, sid, n_states, step_group, n_step_groups)
+    keyless = _keyless(state_keys, n)
+    if keyless is not None:
+        keyless = keyless.to(device)
+        lone = torch.arange(n_anchors, n_anchors + int(keyless.sum()), device=device)
+        anchor = anchor.masked_scatter(keyless, lone)
+        step_group = step_group.masked_scatter(keyless, lone + step_group.max() + 1)
+        n_anchors += lone.numel()
+    # Insight 5: identical actions in one anchor state first share their mean return
     step_values = returns
-    if action_keys is not None:
+    if action_keys is not None and aggregate_actions:
         aid, n_actions = group_index(action_keys, n, device=device, name="action_keys")
         pair, n_pairs = pair_index(anchor, aid, n_anchors, n_actions)
         totals = torch.zeros(n_pairs, dtype=F64, device=device).index_add(0, pair, returns)
         step_values = (totals / torch.bincount(pair, minlength=n_pairs).to(F64))[pair]
+    # Eq. 7
     step_adv = group_zscore(step_values, anchor, n_anchors, scale=scale, epsilon=epsilon, singleton="zero")
 
-    a = episode_adv + step_advantage_weight * step_adv
+    a = episode_adv + step_advantage_weight * step_adv  # Eq. 8
     dtype = result_dtype(token_level_rewards, scores if isinstance(scores, torch.Tensor) else None)
     if token_steps is None:
         adv = broadcast(a, m, dtype)

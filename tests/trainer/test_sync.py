@@ -1,0 +1,127 @@
+"""`rollout.engine: openai` against a separate server process over real HTTP: the adapter of every
+version goes to the server (files + /v1/load_lora_adapter) and the probe compares the server's
+logprobs with the trainer's; a server that ignores the load call is caught.
+
+The server is `tests/trainer/lora_server.py` (the tiny model, vLLM's runtime-LoRA API) until
+`codegym serve` exists."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codegym.agents.engines import AdapterSyncError
+from codegym.trainer.config import ConfigError, config_from_dict
+from codegym.trainer.loop import Trainer
+
+SERVER = Path(__file__).with_name("lora_server.py")
+
+
+@pytest.fixture
+def lora_server():
+    procs = []
+
+    def start(*flags: str) -> str:
+        proc = subprocess.Popen([sys.executable, str(SERVER), "--lora-r", "4", "--lora-alpha", "8", "--lifetime",
+                                 "300", *flags], stdout=subprocess.PIPE, text=True)
+        procs.append(proc)
+        line = proc.stdout.readline()
+        assert line.startswith("PORT "), line
+        return f"http://127.0.0.1:{int(line.split()[1])}/v1"
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def openai_config(out, base_url: str, **rollout):
+    return config_from_dict({
+        "algorithm": {"name": "ppo", "epochs": 2}, "model": {"lora_r": 4, "lora_alpha": 8},
+        "optim": {"lr": 1e-2},  # a large step: a stale adapter is far off
+        "env": {"tasks": ["toy-add-typo"], "max_turns": 2, "kwargs": {"backend": "local", "tools": ["create", "submit"]}},
+        "rollout": {"tasks_per_iteration": 1, "group_size": 2, "max_new_tokens": 8, "max_envs": 2, "engine": "openai",
+                    "engine_kwargs": {"base_url": base_url, "model": "tiny", "timeout": 60}, **rollout},
+        "run": {"iterations": 2, "out_dir": str(out), "progress": False, "tensorboard": False}})
+
+
+def test_two_iterations_against_a_server_that_loads_each_adapter(lora_server, tmp_path):
+    trainer = Trainer(openai_config(tmp_path, lora_server()))
+    rows = trainer.train()
+    trainer.close()
+    assert trainer.policy_version == 2 and trainer.engine.policy_version == 2 and trainer.engine.model == "tiny-v2"
+    for v in (0, 1, 2):  # every version's files, as the server read them
+        assert (tmp_path / "adapters" / f"v{v}" / "adapter_model.safetensors").exists()
+    assert all(r["policy/engine_logprob_diff"] < 1e-3 for r in rows)  # the server's logprobs are the trainer's
+    assert rows[1]["staleness/hist"] == {"0": rows[1]["batch/completion_tokens"]}
+
+
+def test_a_server_that_ignores_the_load_call_raises_adapter_sync_error(lora_server, tmp_path):
+    trainer = Trainer(openai_config(tmp_path, lora_server("--ignore-loads")))  # v0 is the base: it passes
+    with pytest.raises(AdapterSyncError, match="trainer holds policy version 1 and the engine reports policy "
+                                               "version 1, but they disagree") as err:
+        trainer.train_iteration()
+    assert err.value.trainer_version == 1 and err.value.engine_version == 1 and err.value.mean_abs_diff > 1e-3
+    trainer.close()
+
+
+def test_engine_settings_are_validated(tmp_path):
+    base = {"env": {"tasks": ["toy-add-typo"]}, "run": {"out_dir": str(tmp_path)}}
+    with pytest.raises(ConfigError, match="rollout.engine 'sglang': use one of transformers, openai, vllm, ray"):
+        config_from_dict(base, {"rollout": {"engine": "sglang"}})
+    with pytest.raises(ConfigError, match="openai needs rollout.engine_kwargs.base_url"):
+        config_from_dict(base, {"rollout": {"engine": "openai"}})
+    with pytest.raises(ConfigError, match=r"engine_kwargs \['url'\] are not options of the openai engine"):
+        config_from_dict(base, {"rollout": {"engine": "openai", "engine_kwargs": {"base_url": "http://x/v1", "url": 1}}})
+    with pytest.raises(ConfigError, match=r"engine_kwargs \['base_url'\] are not options of the transformers"):
+        config_from_dict(base, {"rollout": {"engine_kwargs": {"base_url": "http://x/v1"}}})
+    with pytest.raises(ConfigError, match="a ray engine actor runs transformers or vllm"):
+        config_from_dict(base, {"rollout": {"engine": "ray", "engine_kwargs": {"engine": "openai"}}})
+    with pytest.raises(ConfigError, match="rollout.max_staleness must be >= 0"):
+        config_from_dict(base, {"rollout": {"max_staleness": -1}})
+    with pytest.raises(ConfigError, match="icepop_bounds must be \\[low, high\\] with 0 < low < 1 < high"):
+        config_from_dict(base, {"algorithm": {"icepop_bounds": [1.5, 2.0]}})
+    with pytest.raises(ConfigError, match="which is 1 with old_logprobs: engine"):
+        config_from_dict(base, {"algorithm": {"tis_cap": 2, "old_logprobs": "engine"}})
+    cfg = config_from_dict(base, {"rollout": {"engine": "vllm", "engine_kwargs": {"gpu_memory_utilization": 0.4},
+                                              "max_staleness": "1"}, "algorithm": {"tis_cap": "2"}})
+    assert cfg.rollout.max_staleness == 1 and cfg.algorithm.tis_cap == 2.0
+
+
+@pytest.fixture
+def fake_vllm(monkeypatch):
+    """The recording fake of vLLM's offline API from tests/agents/test_vllm_engine.py."""
+    import importlib.util
+    import types
+
+    spec = importlib.util.spec_from_file_location(
+        "_fake_vllm", Path(__file__).parents[1] / "agents" / "test_vllm_engine.py")
+    mod = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "_fake_vllm", mod)  # its dataclasses look their module up
+    spec.loader.exec_module(mod)
+    vllm, lora, request = (types.ModuleType(n) for n in ("vllm", "vllm.lora", "vllm.lora.request"))
+    vllm.LLM, vllm.SamplingParams, request.LoRARequest = mod.FakeLLM, mod.SamplingParams, mod.LoRARequest
+    vllm.lora, lora.request = lora, request
+    for name, m in [("vllm", vllm), ("vllm.lora", lora), ("vllm.lora.request", request)]:
+        monkeypatch.setitem(sys.modules, name, m)
+    mod.FakeLLM.instances.clear()
+    return mod.FakeLLM
+
+
+def test_an_iteration_with_the_vllm_engine_sends_a_lora_request_per_version(fake_vllm, tmp_path):
+    cfg = config_from_dict({
+        "algorithm": {"name": "ppo"}, "model": {"lora_r": 4, "lora_alpha": 8}, "optim": {"lr": 1e-2},
+        "env": {"tasks": ["toy-add-typo"], "max_turns": 2, "kwargs": {"backend": "local", "tools": ["create", "submit"]}},
+        "rollout": {"tasks_per_iteration": 1, "group_size": 2, "max_new_tokens": 8, "max_envs": 2, "engine": "vllm"},
+        "run": {"iterations": 1, "out_dir": str(tmp_path), "progress": False, "tensorboard": False}})
+    trainer = Trainer(cfg)
+    [m] = trainer.train()
+    [llm] = fake_vllm.instances
+    assert llm.kwargs["model"] == str(tmp_path / "adapters" / "base") and llm.kwargs["max_lora_rank"] == 4
+    names = [c["lora_request"].lora_name for c in llm.calls]
+    assert names[0] == "policy-v0" and names[-1] == "policy-v1"  # the last call is the probe of version 1
+    assert m["policy/engine_logprob_diff"] < 1e-3 and trainer.engine.policy_version == 1
+    trainer.close()
