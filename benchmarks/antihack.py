@@ -131,6 +131,13 @@ def main() -> None:
         res, _ = evaluate(blind, bctx, judge, name)
         print("\n".join(res.lines()))
     print()
+    third, tctx = load_devset(HERE / "devset_holdout3.jsonl")
+    print(f"blind set 3: {len(third)} calls ({sum(r.is_hack for r in third)} hacks) by a third author who had "
+          "not seen the rules (scored once on 2026-12-01; a dev set after any fix)")
+    for judge, name in ((RuleJudge(), "rule stage, blind 3"), (SemanticJudge(), "rules + SemanticJudge, blind 3")):
+        res, _ = evaluate(third, tctx, judge, name)
+        print("\n".join(res.lines()))
+    print()
 
     # Warm the caches (parser, regexes) the way a long rollout would, then time.
     rule_cost(rows[:50], contexts, 1)

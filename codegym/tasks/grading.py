@@ -19,7 +19,9 @@ processes that never share a user:
    report file the graded code could rewrite is read.
 
 With `isolate_f2p`, every FAIL_TO_PASS test runs in a fresh process of its own, so state
-(call counters, caches) cannot carry between the graded tests.
+(call counters, caches) cannot carry between the graded tests. A task with its own `test_cmd`
+(a suite pytest cannot run) skips steps 2-3: its command runs as the grader user and a log
+parser reads the outcomes (`codegym.tasks.log_parsers`; weaker: the graded code can print).
 
     io = SandboxIO(sandbox, task.workdir)              # or a host directory (validate --local)
     result, log = run_grading(task, agent_diff, io, grade_dir="/home/agent/.codegym-grade")
@@ -32,6 +34,7 @@ its own run (killing pytest or the process relaying its events) fails every test
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 import shlex
@@ -145,6 +148,17 @@ def _run_group(task: Task, io: GradingIO, prep: dict, group: list[str], options:
     return {originals[k]: v for k, v in outcomes.items()}, status, r.stderr
 
 
+def _run_test_cmd(task: Task, io: GradingIO, options: GradingOptions) -> tuple[dict[str, Outcome], str]:
+    """A task's own test command, as the grader user; outcomes from its log (see `log_parsers`)."""
+    from codegym.tasks.log_parsers import LOG_PARSERS
+
+    wanted = list(task.tests_to_run())
+    cmd = task.test_cmd.replace("{tests}", " ".join(shlex.quote(t) for t in wanted))
+    r = io.run(cmd, as_grader=True, timeout=options.timeout_s)
+    log = r.stdout + r.stderr
+    return LOG_PARSERS[task.log_parser](log, wanted), log
+
+
 def run_grading(task: Task, agent_diff: str, io: GradingIO, *, grade_dir: str, workdir: str | None = None,
                 options: GradingOptions | None = None, check_runner=lambda: None) -> tuple[GradeResult, str]:
     """Grade `agent_diff` (see the module docstring); returns the result and the log.
@@ -153,11 +167,17 @@ def run_grading(task: Task, agent_diff: str, io: GradingIO, *, grade_dir: str, w
     when the environment has no working pytest."""
     options = options or GradingOptions()
     workdir = workdir or task.workdir
+    if task.test_cmd is not None:  # names and order belong to the task's runner: nothing to rename
+        options = dataclasses.replace(options, rename=False)
     prep, log = _prepare(task, agent_diff, io, grade_dir, workdir, options)
     status: dict[str, str] = dict(prep["status"])
     wanted = list(task.tests_to_run())
     if status["agent_patch"] == "failed":
         return grade(task, dict.fromkeys(wanted, "missing"), status), log
+    if task.test_cmd is not None:
+        outcomes, cmd_log = _run_test_cmd(task, io, options)
+        status["stream"] = f"log:{task.log_parser}"
+        return grade(task, outcomes, status), log + cmd_log
     outcomes: dict[str, Outcome] = {}
     streams, tampering = [], []
     for group in _groups(task, options.isolate_f2p):

@@ -53,6 +53,8 @@ _STR_FIELDS = (
     "suite",
     "workdir",
     "repo_location",
+    "test_cmd",
+    "log_parser",
 )
 _KNOWN = set(REQUIRED_FIELDS) | set(_LIST_FIELDS) | set(_STR_FIELDS) | {"image", "metadata"}
 

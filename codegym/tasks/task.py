@@ -87,6 +87,10 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
+#: how graded outcomes are read: codegym's streaming pytest runner, or a task command's log
+LOG_PARSER_NAMES = ("pytest", "unittest", "passfail")
+
+
 @dataclass(frozen=True)
 class Task:
     """One coding task. Field names follow SWE-bench's where they overlap.
@@ -113,6 +117,12 @@ class Task:
         repo_location: "upload" (the workspace is built from `repo` on the host) or "image"
             (`image` holds the repository at `workdir`; it is checked out at `base_commit` and
             scrubbed in the container at reset).
+        test_cmd: for a suite pytest cannot run: the command that runs the graded tests in
+            `workdir`, with `{tests}` standing for the graded ids (shell-quoted); None runs pytest
+            with codegym's streaming runner.
+        log_parser: how `test_cmd`'s output becomes per-test outcomes: "unittest" (unittest or
+            Django verbose lines, ids like `test_x (tests.test_parse.TestParse)`) or "passfail"
+            (`PASSED id` / `FAILED id` lines); see `codegym.tasks.log_parsers`.
         metadata: anything else (SWE-bench's `version`, `hints_text`, bug kinds, ...).
     """
 
@@ -131,6 +141,8 @@ class Task:
     workdir: str = DEFAULT_WORKDIR
     suite: str = "custom"
     repo_location: str = "upload"
+    test_cmd: str | None = None
+    log_parser: str = "pytest"
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -139,6 +151,12 @@ class Task:
                 f"task {self.instance_id}: repo_location {self.repo_location!r} is not one of "
                 f"{', '.join(map(repr, REPO_LOCATIONS))}"
             )
+        if self.log_parser not in LOG_PARSER_NAMES:
+            raise ValueError(f"task {self.instance_id}: log_parser {self.log_parser!r} is not one of "
+                             f"{', '.join(map(repr, LOG_PARSER_NAMES))}")
+        if (self.log_parser == "pytest") != (self.test_cmd is None):
+            raise ValueError(f"task {self.instance_id}: a test_cmd needs a log_parser ('unittest' or 'passfail') "
+                             "and a log_parser other than 'pytest' needs a test_cmd")
         if self.repo_location == "image" and not self.image:
             raise ValueError(
                 f"task {self.instance_id}: repo_location 'image' needs an image that holds the "
