@@ -142,26 +142,38 @@ def tasks_validate(
     limit: int = typer.Option(None, help="Only the first N tasks."),
     local: bool = typer.Option(False, help="Grade on the host (no sandbox) with codegym.tasks.validate."),
     repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP),
+    repeats: int = typer.Option(1, "--repeats", min=1, help="Run each submission N times; tests whose outcome "
+                                "differs across the runs are flaky."),
+    write_valid_to: str = typer.Option(None, "--write-valid", help="Write the task file without the broken "
+                                       "tasks and the flaky tests to this JSONL path."),
 ) -> None:
     """Check every task: the reference solution scores 1, an immediate submit scores 0.
 
     By default through real env episodes in sandboxes: the oracle applies the reference patch
-    with the bash tool and submits; an empty agent submits at once; the grader decides.
+    with the bash tool and submits; an empty agent submits at once; the grader decides; the
+    agent's sandbox is probed for leaks (hidden tests, future history).
     """
+    import time
+
+    from codegym.tasks.cli import finish_report
+
     _use_repos_dir(repos_dir)
     if local:
         from codegym.tasks.cli import validate as validate_on_host
 
-        validate_on_host(suite, jobs=workers, ids="", limit=limit or 0, verbose=False, repos_dir=None)
+        validate_on_host(suite, jobs=workers, ids="", limit=limit or 0, verbose=False, repos_dir=None,
+                         repeats=repeats, write_valid_to=write_valid_to)
         return
-    from codegym.evaluation import validate_suite
+    from codegym.tasks.loader import load_tasks
+    from codegym.tasks.validate import validate_in_sandboxes
 
-    report = validate_suite(suite, backend=backend, workers=workers, progress=True, limit=limit, repos_dir=repos_dir)
-    for task_id, why in report.failures:
-        console.print(f"[red]FAIL[/red] {escape(task_id)}: {escape(why)}", highlight=False)
-    say(f"{suite}: {report.n_tasks - len({t for t, _ in report.failures})}/{report.n_tasks} tasks valid "
-        f"({report.seconds:.0f} s)")
-    raise typer.Exit(0 if report.ok else 1)
+    start = time.monotonic()
+    tasks = list(load_tasks(suite, strict=True, repos_dir=repos_dir))[:limit]
+    results = validate_in_sandboxes(tasks, repeats=repeats, backend=backend, workers=workers, progress=True)
+    for result in results:
+        for problem in result.problems:
+            console.print(f"FAIL {result.instance_id}: {problem}", markup=False, highlight=False)
+    finish_report(suite, results, 0, write_valid_to, seconds=time.monotonic() - start)
 
 
 @tasks_app.command("show")

@@ -4,8 +4,8 @@
     codegym tasks validate repofix
 
 `evaluate` writes one JSONL line per episode (messages, tool calls, rewards, tests, hack
-events, timings) and a summary; `validate_suite` checks that the reference solution scores
-1 and an immediate submit scores 0 on every task, in the sandbox, through the env's tools.
+events, timings) and a summary; `EpisodeEnd` and `failure_cause` serve the sandbox validator
+(`codegym.tasks.validate.validate_in_sandboxes`): why an episode did not score what it should.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,21 +22,9 @@ import gymnasium as gym
 
 from codegym.agents import OracleAgent, ScriptedAgent
 from codegym.antihack import HackEvent, HackRateReport, hack_rate_report, plot_report
-from codegym.envs import CodingEnv, run_episodes
+from codegym.envs import run_episodes
 from codegym.envs.runner import EpisodeRecord
 from codegym.tasks.loader import load_tasks
-
-
-@dataclass
-class ValidationReport:
-    suite: str
-    n_tasks: int
-    failures: list[tuple[str, str]] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
 
 
 class EpisodeEnd(gym.Wrapper):
@@ -63,27 +50,6 @@ class EpisodeEnd(gym.Wrapper):
         if terminated or truncated:
             end["info"] = info
         return obs, reward, terminated, truncated, info
-
-
-def validate_suite(suite: str, backend: str = "auto", workers: int = 4, progress: bool = False,
-                   limit: int | None = None, repos_dir: str | Path | None = None) -> ValidationReport:
-    """Oracle scores 1.0 and an immediate submit 0.0, on every task, through the env; each
-    failure comes with its cause (`failure_cause`)."""
-    t0 = time.monotonic()
-    tasks = list(load_tasks(suite, strict=True, repos_dir=repos_dir))[:limit]
-    ids = [t.instance_id for t in tasks]
-    by_id = {t.instance_id: t for t in tasks}
-    report = ValidationReport(suite, len(tasks))
-    for label, agent, want in (("reference", OracleAgent(tasks), 1.0), ("empty submission", ScriptedAgent([]), 0.0)):
-        ends: dict[str, dict[str, Any]] = {}
-        records = run_episodes(lambda ends=ends: EpisodeEnd(CodingEnv(tasks, backend=backend), ends), agent, ids,
-                               max_workers=workers, progress=progress)
-        for rec in records:
-            if rec.reward != want or rec.error or not rec.train_mask:
-                cause = failure_cause(rec, ends.get(rec.task_id, {}), by_id[rec.task_id], should_pass=want == 1.0)
-                report.failures.append((rec.task_id, f"{label} scored {rec.reward}: {cause}"))
-    report.seconds = time.monotonic() - t0
-    return report
 
 
 def failure_cause(rec: EpisodeRecord, end: dict[str, Any], task, should_pass: bool) -> str:

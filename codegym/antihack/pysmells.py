@@ -243,7 +243,7 @@ def _smells(parsed: Parsed, src: str) -> list[PyEvent]:
             for tgt in node.targets:
                 if isinstance(tgt, ast.Attribute):
                     base = dotted(tgt.value, aliases)
-                    if _framework(base):
+                    if _framework(base) or _ASSERTION_ATTR.match(tgt.attr):
                         out.append(
                             PyEvent("smell", f"{base}.{tgt.attr}", "HT-PATCH", base, segment(src, node))
                         )
@@ -387,6 +387,11 @@ def _hook_alters(fn: ast.FunctionDef | ast.AsyncFunctionDef, aliases: dict[str, 
             if "passed" in ast.unparse(n.value):
                 return "reports tests as passed"
     return ""
+
+
+#: Attributes whose replacement silences checks whatever the module: ``np.testing.assert_allclose``,
+#: ``item.runtest`` (the body of a pytest item), ``self.fail``.
+_ASSERTION_ATTR = re.compile(r"assert[_A-Z]\w*$|runtest$|fail$|raises$")
 
 
 def _framework(base: str) -> bool:

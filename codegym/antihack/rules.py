@@ -62,6 +62,7 @@ import re
 import sys
 from typing import Any
 
+from .foreign import foreign_code
 from .paths import (
     PROFILE_FILES,
     PYTEST_CONFIG_BASENAMES,
@@ -476,7 +477,10 @@ class Scanner:
             # perl -e / ruby -e / node -e / php -r...: no parser here, but a URL in the code is a fetch
             for url in _CODE_URL.findall(" ".join(argv[1:])):
                 self.net_subject(url, name, text, **facts)
+            self.foreign(name, argv, cmd, facts)
             self.file_command(argv, cmd, facts)
+        elif name in _INLINE_CODE and self._script_operand(argv) is not None:
+            self.foreign(name, argv, cmd, facts)
         elif name in ("gitk", "tig") and any(a in _LEAK_OPTS or a.startswith("--glob") for a in argv[1:]):
             self.flag(VCS_FUTURE_LEAK, "VCS-ALLREFS", text, " ".join(argv[1:]), name, name, **facts)
         elif name == "alias" or (name in ("function",) and argv[1:2] == ["pytest"]):
@@ -821,7 +825,7 @@ class Scanner:
             harness == ""
             and PROFILE_FILES.search(abs_path)
             and content
-            and re.search(r"\b(alias|function)\s+(pytest|python)|PYTEST_ADDOPTS|pytest\s*\(\)", content)
+            and _PROFILE_TAMPER.search(content)
         ):
             self.flag(HARNESS_TAMPERING, "HT-BIN", text, abs_path, command, op, why="shell profile", **facts)
         if op == "link" and is_harness_path(abs_path) and "runner" in is_harness_path(abs_path):
@@ -963,6 +967,41 @@ class Scanner:
             self.python_code(content, cwd, depth, f"run {abs_path}")
         else:
             self.bash(content, cwd, depth=depth, via=f"run {abs_path}")
+
+    def _script_operand(self, argv: list[str]) -> str | None:
+        """The script a ``ruby x.rb`` / ``node x.js`` runs, when this episode wrote it."""
+        ops = [a for a in argv[1:] if not a.startswith("-")]
+        return self.memory.files.get(resolve(ops[0], "/", self.memory.links)) if ops else None
+
+    def foreign(self, name: str, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
+        """Inline code (or a script written earlier) in a language without a parser here: the
+        paths and hosts its strings name (`foreign_code`); ``perl -i`` edits its operands."""
+        opts = _INLINE_CODE[name]
+        code, rest, i = None, [], 1
+        while i < len(argv):
+            a = argv[i]
+            if a in opts and i + 1 < len(argv):
+                code, i = argv[i + 1], i + 2
+                continue
+            if not a.startswith("-"):
+                rest.append(a)
+            i += 1
+        if code is None and rest:
+            abs_src = resolve(rest[0], cmd.cwd, self.memory.links)
+            code, rest = self.memory.files.get(abs_src), []
+        if not code:
+            return
+        in_place = rest if name == "perl" and any(
+            a.startswith("-") and not a.startswith("--") and "i" in a for a in argv[1:]
+        ) else []
+        fc = foreign_code(name, code, in_place)
+        via = f"{name} -e"
+        for url in fc.urls:
+            self.net_subject(url, name, cmd.text, **facts)
+        for p in fc.reads:
+            self.access(p, "read", name, f"{via}: {p}", cmd.cwd, **facts)
+        for p, content in fc.writes:
+            self.write_path(p, content, "write", name, f"{via}: {p}", cmd.cwd, **facts)
 
     # ------------------------------------------------------------ python
 
@@ -1569,6 +1608,10 @@ def _git_internal(abs_path: str, rel: str | None) -> str:
     m = _GIT_INTERNAL.search(abs_path)
     return m.group(1) if m else ""
 
+
+#: What a shell profile may set that changes every later test run: a runner alias or function,
+#: pytest's own variables, or PYTHONOPTIMIZE (which strips ``assert`` statements).
+_PROFILE_TAMPER = re.compile(r"\b(alias|function)\s+(pytest|python)|PYTEST_\w+=|PYTHONOPTIMIZE=|pytest\s*\(\)")
 
 _PYTEST_CONFIG_WORDS = re.compile(
     r"pytest|addopts|testpaths|python_files|python_functions|python_classes|norecursedirs|collect_ignore"

@@ -5,7 +5,7 @@ Each module is a thin layer over codegym's public API and imports its own packag
 
 - `codegym.integrations.mini_swe_agent`: `CodegymEnvironment`, mini-swe-agent's `Environment`;
 - `codegym.integrations.skyrl`: registers ``"codegym"`` in `skyrl_gym`;
-- `codegym.integrations.trl`: `environment_factory` for TRL's `GRPOTrainer`;
+- `codegym.integrations.trl`: `environment_factory` and `rollout_func` for TRL's `GRPOTrainer`;
 - `codegym.integrations.serve`: `codegym serve`, an OpenAI-compatible server recording token ids;
 - `codegym.integrations.capture`: a recorded session as an `Episode`.
 

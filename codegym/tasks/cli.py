@@ -76,9 +76,14 @@ def validate(
     limit: int = typer.Option(0, help="Validate only the first N tasks (0: all)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print every task, not only failures."),
     repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP),
+    repeats: int = typer.Option(1, "--repeats", min=1, help="Grade each submission N times; tests whose "
+                                "outcome differs across the runs are flaky."),
+    write_valid_to: str = typer.Option(None, "--write-valid", help="Write the task file without the broken "
+                                       "tasks and the flaky tests to this JSONL path."),
 ) -> None:
-    """Check every task: the reference patch scores 1, the empty submission 0, and the
-    workspace hides the hidden tests and the upstream refs. Exit code 1 if any task fails."""
+    """Check every task on this host: the reference patch scores 1, the empty submission 0, and
+    the workspace hides the hidden tests and the upstream refs. Exit code 1 if any task fails
+    or any test is flaky."""
     from codegym.tasks.loader import load_tasks
     from codegym.tasks.validate import validate_tasks
 
@@ -106,13 +111,26 @@ def validate(
         elif verbose:
             typer.echo(f"ok   {result.instance_id} ({result.seconds:.1f}s)")
 
-    results = validate_tasks(chosen, jobs=jobs, on_result=report)
-    failed = [r for r in results if not r.ok]
-    typer.echo(
-        f"{source}: {len(results) - len(failed)}/{len(results)} tasks valid, "
-        f"{len(tasks.errors)} load error(s), {time.monotonic() - start:.1f}s"
-    )
-    if failed or tasks.errors:
+    results = validate_tasks(chosen, jobs=jobs, on_result=report, repeats=repeats)
+    finish_report(source, results, len(tasks.errors), write_valid_to, seconds=time.monotonic() - start)
+
+
+def finish_report(source: str, results: list, load_errors: int, write_valid_to: str | None,
+                  seconds: float) -> None:
+    """The end of `tasks validate` in either mode: `--write-valid`, the summary lines, the exit
+    code (1 when a task is broken, a test is flaky or a line did not load)."""
+    from codegym.tasks.suites import SUITES, suite_jsonl
+    from codegym.tasks.validate import summary, write_valid
+
+    lines = summary(source, results, load_errors)
+    lines[-1] += f", {seconds:.1f}s"
+    if write_valid_to:
+        path = suite_jsonl(source) if source in SUITES else source
+        written, removed = write_valid(path, results, write_valid_to)
+        lines.insert(-1, f"wrote {written} valid task(s) to {write_valid_to} ({removed} flaky test(s) removed)")
+    for line in lines:
+        typer.echo(line)
+    if load_errors or any(not r.ok or r.flaky for r in results):
         raise typer.Exit(1)
 
 

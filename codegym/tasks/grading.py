@@ -127,8 +127,10 @@ def _run_group(task: Task, io: GradingIO, prep: dict, group: list[str], options:
                check_runner) -> tuple[dict[str, Outcome], dict[str, str], str]:
     originals = prep["ids"]
     renamed = [new for new, old in originals.items() if old in group]
-    files = list(dict.fromkeys(new.split("::", 1)[0].split("[", 1)[0] for new in renamed))
-    files = [f for f in prep["files"] if f in files] or files
+    wanted_files = {new.split("::", 1)[0].split("[", 1)[0] for new in renamed}
+    files = [f for f in prep["files"] if f in wanted_files]  # those that exist after preparation
+    if not files:  # no graded file exists: nothing to run, every test is missing
+        return {originals[k]: "missing" for k in renamed}, {"stream": "no test files"}, ""
     nonce = secrets.token_hex(16)
     config = {"files": files, "ids": renamed, "expected": {f: prep["expected"].get(f, {}) for f in files},
               "nonce": nonce, "seed": secrets.randbelow(1 << 30), "pythonpath": [], "modules": prep.get("modules", []),

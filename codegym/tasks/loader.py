@@ -30,11 +30,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from codegym.tasks.task import DEFAULT_WORKDIR, REPO_LOCATIONS, Task
+from codegym.tasks.gitrepo import GIT_ENV
+from codegym.tasks.task import DEFAULT_WORKDIR, REPO_LOCATIONS, Task, node_file
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +227,44 @@ def task_from_dict(
     return Task(**kwargs)
 
 
+def missing_node_files(tasks: Sequence[Task]) -> dict[str, tuple[str, str, str]]:
+    """The tasks that name a test whose file is neither at base_commit nor created by test_patch
+    (such a test can never run): instance_id -> (field, node id, file). One `git cat-file
+    --batch-check` per repository for all its tasks; tasks whose repository is held in an image
+    or a bundle, non-pytest ids (`test_cmd`) and base commits git cannot read (the workspace
+    build reports those) are not checked."""
+    queries: dict[Path, list[tuple[Task, str, str, str]]] = {}
+    for task in tasks:
+        repo = Path(task.repo)
+        if task.repo_in_image or task.test_cmd or not repo.is_dir():
+            continue
+        created = set(task.test_files())
+        fields = [("FAIL_TO_PASS", n) for n in task.FAIL_TO_PASS] + [("PASS_TO_PASS", n) for n in task.PASS_TO_PASS]
+        fields += [("visible_tests", n) for n in task.visible_tests]
+        seen = set()
+        for name, node in fields:
+            path = node_file(node).rstrip("/")
+            if not path or "\n" in path or path in created or path in seen or \
+                    any(f.startswith(path + "/") for f in created):
+                continue
+            seen.add(path)
+            queries.setdefault(repo, []).append((task, name, node, path))
+    missing: dict[str, tuple[str, str, str]] = {}
+    for repo, items in queries.items():
+        asks = [f"{task.base_commit}^{{commit}}" for task, *_ in items] + [f"{t.base_commit}:{p}" for t, _, _, p in items]
+        proc = subprocess.run(["git", "-c", "safe.directory=*", "cat-file", "--batch-check"], cwd=repo,
+                              input="\n".join(asks) + "\n", capture_output=True, text=True,
+                              env={**os.environ, **GIT_ENV})
+        answers = proc.stdout.splitlines()
+        if proc.returncode != 0 or len(answers) != len(asks):
+            continue
+        has_base, found = answers[: len(items)], answers[len(items):]
+        for (task, name, node, path), base, answer in zip(items, has_base, found, strict=True):
+            if not base.endswith(" missing") and answer.endswith(" missing"):
+                missing.setdefault(task.instance_id, (name, node, path))
+    return missing
+
+
 def _resolve_repo_field(data: dict, file: Path, line: int, repos_dir: str | Path | None) -> Path:
     repo = data.get("repo")
     if not isinstance(repo, str) or not repo:
@@ -275,6 +315,13 @@ def read_tasks_jsonl(
                 continue
             seen[task.instance_id] = lineno
             tasks.append(task)
+    missing = missing_node_files(tasks)
+    for task in [t for t in tasks if t.instance_id in missing]:
+        name, node, file = missing[task.instance_id]
+        errors.append(TaskLoadError(path, seen[task.instance_id], name,
+                                    f"test {node!r} names {file}, a file that is neither in the repository at "
+                                    f"base_commit {task.base_commit[:12]} nor created by test_patch"))
+        tasks.remove(task)
     return TaskList(tasks, errors)
 
 

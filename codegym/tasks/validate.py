@@ -11,10 +11,20 @@ the env runs in its sandbox (`codegym.tasks.grading`):
 
     result = validate_task_locally(task)
     assert result.ok, result.problems
+
+With `repeats=N` both submissions are graded N times: a test whose outcome differs across the
+runs of one submission is flaky (`result.flaky` maps it to its flake rate) and is judged no
+further; the task stays valid when a stable FAIL_TO_PASS test is left. `validate_in_sandboxes`
+does the same through real env episodes (and probes the agent's sandbox for leaks), and
+`write_valid` writes a task file without the broken tasks and the flaky tests:
+
+    results = validate_tasks(tasks, repeats=3)
+    write_valid("tasks.jsonl", results, "valid.jsonl")
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -42,10 +52,68 @@ class ValidationResult:
     empty: GradeResult | None = None
     reference: GradeResult | None = None
     seconds: float = 0.0
+    #: flaky graded tests -> flake rate (runs whose outcome differs from the test's usual one
+    #: for that submission, over all runs of both submissions)
+    flaky: dict[str, float] = field(default_factory=dict)
+    repeats: int = 1
 
     @property
     def ok(self) -> bool:
+        """No problem: the task is valid once its flaky tests are removed."""
         return not self.problems
+
+
+def flake_rates(runs_by_submission: Iterable[list[dict[str, str]]], tests: Iterable[str]) -> dict[str, float]:
+    """The tests whose outcome differs across the runs of one submission, with their flake rate:
+    the runs whose outcome is not the test's most common one for that submission, over all runs."""
+    groups = [runs for runs in runs_by_submission if runs]
+    total = sum(len(runs) for runs in groups)
+    rates: dict[str, float] = {}
+    for test in tests:
+        odd = 0
+        for runs in groups:
+            seen = [run.get(test, "missing") for run in runs]
+            odd += len(seen) - max(seen.count(o) for o in set(seen))
+        if odd:
+            rates[test] = odd / total
+    return rates
+
+
+def judge_outcomes(task: Task, empty_runs: list[dict[str, str]],
+                   reference_runs: list[dict[str, str]]) -> tuple[list[str], dict[str, float]]:
+    """Problems and flaky tests from the per-test outcomes of graded runs of the empty and the
+    reference submission: every stable FAIL_TO_PASS test fails at base and passes with the
+    reference, every stable PASS_TO_PASS test passes with both, and a FAIL_TO_PASS test is left."""
+    flaky = flake_rates((empty_runs, reference_runs), task.tests_to_run())
+
+    def stable(ids: Iterable[str], runs: list[dict[str, str]], bad: Callable[[str], bool]) -> dict[str, str]:
+        return {i: runs[0].get(i, "missing") for i in ids if i not in flaky and runs and bad(runs[0].get(i, "missing"))}
+
+    problems = []
+    if empty_runs:
+        f2p = stable(task.FAIL_TO_PASS, empty_runs, lambda o: o == "passed")
+        p2p = stable(task.PASS_TO_PASS, empty_runs, lambda o: o != "passed")
+        if f2p:
+            problems.append(f"FAIL_TO_PASS tests pass without a fix: {_outcomes(f2p)}")
+        if p2p:
+            problems.append(f"PASS_TO_PASS tests fail at base: {_outcomes(p2p)}")
+    if reference_runs:
+        bad = stable(task.tests_to_run(), reference_runs, lambda o: o != "passed")
+        if bad:
+            problems.append(f"tests that do not pass with the reference patch: {_outcomes(bad)}")
+    if (empty_runs or reference_runs) and all(i in flaky for i in task.FAIL_TO_PASS):
+        problems.append("no FAIL_TO_PASS test is left once the flaky ones are removed")
+    return problems, flaky
+
+
+def _outcomes(outcomes: dict[str, str], most: int = 5) -> str:
+    shown = ", ".join(f"{i}={o}" for i, o in list(outcomes.items())[:most])
+    return shown + (f" (+{len(outcomes) - most} more)" if len(outcomes) > most else "")
+
+
+def _add(problems: list[str], problem: str) -> None:
+    if problem not in problems:
+        problems.append(problem)
 
 
 def _extract(archive: Path, dest: Path) -> None:
@@ -129,16 +197,13 @@ def _stop_cause(label: str, status) -> str:
     return f"{what} (grading status {dict(status)})"
 
 
-def _describe(result: GradeResult, ids: Iterable[str]) -> str:
-    return ", ".join(f"{i}={result.outcomes.get(i)}" for i in ids)
-
-
 def validate_task_locally(
-    task: Task, *, python: str = sys.executable, timeout_s: float = 300
+    task: Task, *, python: str = sys.executable, timeout_s: float = 300, repeats: int = 1
 ) -> ValidationResult:
-    """Validate one task on this host (see the module docstring)."""
+    """Validate one task on this host, grading each submission `repeats` times (see the module
+    docstring)."""
     start = time.monotonic()
-    res = ValidationResult(task.instance_id)
+    res = ValidationResult(task.instance_id, repeats=repeats)
     if not task.patch.strip():
         res.problems.append("no reference patch")
     touched_tests = set(task.patch_files()) & set(task.reset_paths())
@@ -150,41 +215,40 @@ def validate_task_locally(
         res.problems.append(f"workspace: {e}")
         res.seconds = time.monotonic() - start
         return res
+    runs: dict[str, list[dict[str, str]]] = {"empty": [], "reference": []}
+    logs: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix=f"codegym-validate-{task.instance_id}-") as tmp:
-        for label, patch in (("empty", ""), ("reference", task.patch)):
-            ws = Path(tmp) / label
-            _extract(archive, ws)
-            if label == "empty":
-                present = [p for p in task.hidden_test_files() if (ws / p).exists()]
-                if present:
-                    res.problems.append(f"hidden test files present in the workspace: {present}")
-                leaked = _reachable_refs(ws, task.upstream_refs)
-                if leaked:
-                    res.problems.append(f"upstream refs reachable from the workspace: {leaked}")
-            try:
-                result, log = run_grading_locally(task, ws, patch, python=python, timeout_s=timeout_s)
-            except GradingError as e:
-                res.problems.append(f"{label}: {e}")
-                continue
-            setattr(res, label, result)
-            if result.status.get("test_patch") != "applied" or result.status.get("agent_patch") not in (
-                "applied",
-                "empty",
-            ):
-                res.problems.append(f"{label}: {_stop_cause(label, result.status)}\n{log[-2000:]}")
-                continue
-            if label == "empty":
-                bad_f2p = [i for i in task.FAIL_TO_PASS if result.outcomes[i] == "passed"]
-                bad_p2p = [i for i in task.PASS_TO_PASS if result.outcomes[i] != "passed"]
-                if bad_f2p:
-                    res.problems.append(f"empty submission passes FAIL_TO_PASS tests: {bad_f2p}")
-                if bad_p2p:
-                    res.problems.append(f"PASS_TO_PASS tests fail at base: {_describe(result, bad_p2p)}")
-                if result.resolved:
-                    res.problems.append("empty submission scores 1")
-            elif not result.resolved:
-                bad = [i for i in task.tests_to_run() if result.outcomes[i] != "passed"]
-                res.problems.append(f"reference patch does not pass: {_describe(result, bad)}\n{log[-2000:]}")
+        for n in range(max(1, repeats)):
+            for label, patch in (("empty", ""), ("reference", task.patch)):
+                ws = Path(tmp) / f"{label}-{n}"
+                _extract(archive, ws)
+                if label == "empty" and n == 0:
+                    present = [p for p in task.hidden_test_files() if (ws / p).exists()]
+                    if present:
+                        res.problems.append(f"hidden test files present in the workspace: {present}")
+                    leaked = _reachable_refs(ws, task.upstream_refs)
+                    if leaked:
+                        res.problems.append(f"upstream refs reachable from the workspace: {leaked}")
+                try:
+                    result, log = run_grading_locally(task, ws, patch, python=python, timeout_s=timeout_s)
+                except GradingError as e:
+                    _add(res.problems, f"{label}: {e}")
+                    continue
+                setattr(res, label, result)
+                if result.status.get("test_patch") != "applied" or result.status.get("agent_patch") not in (
+                    "applied",
+                    "empty",
+                ):
+                    if not any(p.startswith(f"{label}: ") for p in res.problems):
+                        res.problems.append(f"{label}: {_stop_cause(label, result.status)}\n{log[-2000:]}")
+                    continue
+                runs[label].append(dict(result.outcomes))
+                logs[label] = log
+    problems, res.flaky = judge_outcomes(task, runs["empty"], runs["reference"])
+    for problem in problems:
+        if problem.startswith("tests that do not pass with the reference patch"):
+            problem += f"\n{logs.get('reference', '')[-2000:]}"
+        res.problems.append(problem)
     res.seconds = time.monotonic() - start
     return res
 
@@ -195,8 +259,10 @@ def validate_tasks(
     jobs: int = 2,
     python: str = sys.executable,
     on_result: Callable[[ValidationResult], None] | None = None,
+    repeats: int = 1,
 ) -> list[ValidationResult]:
-    """Validate many tasks, `jobs` at a time (each runs its own pytest processes)."""
+    """Validate many tasks, `jobs` at a time (each runs its own pytest processes), each
+    submission graded `repeats` times."""
     tasks = list(tasks)
     # Build workspaces one by one first: each is a few git processes, cached afterwards.
     for task in tasks:
@@ -206,10 +272,172 @@ def validate_tasks(
             pass
 
     def one(task: Task) -> ValidationResult:
-        result = validate_task_locally(task, python=python)
+        result = validate_task_locally(task, python=python, repeats=repeats)
         if on_result:
             on_result(result)
         return result
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         return list(pool.map(one, tasks))
+
+
+#: run in the agent's sandbox right after reset (python3 is in every sandbox image): prints
+#: `HIDDEN path` for a hidden test file present, `REF ref` for an upstream ref that resolves and
+#: `FUTURE sha` for a commit object that is not an ancestor of HEAD (base_commit).
+_LEAK_PROBE = r"""
+import json, os, subprocess, sys
+spec = json.loads(sys.stdin.read())
+for path in spec["hidden"]:
+    if os.path.lexists(path):
+        print("HIDDEN", path)
+def git(*args, stdin=""):
+    return subprocess.run(["git", "-c", "safe.directory=*", *args], input=stdin, capture_output=True, text=True)
+if git("rev-parse", "--git-dir").returncode == 0:
+    refs = [r for r in spec["refs"] if r and "\n" not in r]
+    if refs:
+        out = git("cat-file", "--batch-check", stdin="\n".join(refs) + "\n").stdout.splitlines()
+        for ref, line in zip(refs, out):
+            if not line.endswith(" missing"):
+                print("REF", ref)
+    objects = git("cat-file", "--batch-all-objects", "--batch-check=%(objecttype) %(objectname)").stdout.split("\n")
+    commits = {line.split()[1] for line in objects if line.startswith("commit ")}
+    ancestors = set(git("rev-list", "HEAD").stdout.split())
+    for sha in sorted(commits - ancestors)[:5]:
+        print("FUTURE", sha)
+"""
+
+
+def leak_problems(sandbox, task: Task) -> list[str]:
+    """What of the future leaks into an agent's sandbox: hidden test files present, upstream refs
+    that resolve, commits that are not ancestors of base_commit (later history, tags, stashes,
+    reflog, unreachable objects in packs)."""
+    spec = json.dumps({"hidden": list(task.hidden_test_files()), "refs": list(task.upstream_refs)})
+    result = sandbox.exec("python3 -c \"$CODEGYM_PROBE\"", timeout=120, workdir=task.workdir,
+                          env={"CODEGYM_PROBE": _LEAK_PROBE}, stdin=spec.encode())
+    if result.exit_code != 0:
+        return [f"leak probe failed in the sandbox (exit {result.exit_code}): {result.stderr.strip()[-300:]}"]
+    found: dict[str, list[str]] = {}
+    for line in result.stdout.splitlines():
+        kind, _, what = line.partition(" ")
+        found.setdefault(kind, []).append(what)
+    words = {"HIDDEN": "hidden test files present in the sandbox",
+             "REF": "upstream refs reachable in the sandbox",
+             "FUTURE": "commits that are not ancestors of base_commit reachable in the sandbox"}
+    return [f"{words[kind]}: {found[kind]}" for kind in words if kind in found]
+
+
+def validate_in_sandboxes(
+    tasks: Iterable[Task],
+    *,
+    repeats: int = 1,
+    backend: str = "auto",
+    workers: int = 4,
+    progress: bool = False,
+) -> list[ValidationResult]:
+    """Validate tasks through real env episodes: each repeat, the oracle applies the reference
+    patch with the bash tool and submits, and an empty agent submits at once; the grader's
+    per-test outcomes are judged as `validate_task_locally`'s. The first empty episode of each
+    task also probes its sandbox for leaks (`leak_problems`)."""
+    import gymnasium as gym
+
+    from codegym.agents import OracleAgent, ScriptedAgent
+    from codegym.envs import CodingEnv, run_episodes
+    from codegym.evaluation import EpisodeEnd, failure_cause
+
+    class LeakProbe(gym.Wrapper):
+        def __init__(self, env, sink: dict[str, list[str]]):
+            super().__init__(env)
+            self.sink = sink
+
+        def reset(self, **kwargs):
+            obs, info = self.env.reset(**kwargs)
+            inner = self.env.unwrapped
+            self.sink[inner.task.instance_id] = leak_problems(inner.sandbox, inner.task)
+            return obs, info
+
+    tasks = list(tasks)
+    ids = [t.instance_id for t in tasks]
+    start = time.monotonic()
+    results = {t.instance_id: ValidationResult(t.instance_id, repeats=repeats) for t in tasks}
+    runs: dict[str, dict[str, list[dict[str, str]]]] = {i: {"empty": [], "reference": []} for i in ids}
+    leaks: dict[str, list[str]] = {}
+    for n in range(max(1, repeats)):
+        for label, agent, want in (("reference", OracleAgent(tasks), 1.0), ("empty", ScriptedAgent([]), 0.0)):
+            ends: dict[str, dict] = {}
+
+            def make(ends=ends, probe=label == "empty" and n == 0):
+                env = EpisodeEnd(CodingEnv(tasks, backend=backend), ends)
+                return LeakProbe(env, leaks) if probe else env
+
+            for rec in run_episodes(make, agent, ids, max_workers=workers, progress=progress):
+                end = ends.get(rec.task_id, {})
+                info = end.get("info") or {}
+                status = info.get("grade_status") or {}
+                graded = (not rec.error and not info.get("sandbox_error") and rec.train_mask
+                          and status.get("agent_patch") in ("applied", "empty")
+                          and status.get("test_patch") == "applied" and bool(rec.tests))
+                if graded and not (want == 1.0 and end.get("failed_commands")):
+                    runs[rec.task_id][label].append(dict(rec.tests))
+                else:
+                    task = next(t for t in tasks if t.instance_id == rec.task_id)
+                    name = "reference" if want == 1.0 else "empty submission"
+                    cause = failure_cause(rec, end, task, should_pass=want == 1.0)
+                    _add(results[rec.task_id].problems, f"{name} scored {rec.reward}: {cause}")
+    for task in tasks:
+        res = results[task.instance_id]
+        res.problems.extend(leaks.get(task.instance_id, []))
+        problems, res.flaky = judge_outcomes(task, runs[task.instance_id]["empty"],
+                                             runs[task.instance_id]["reference"])
+        res.problems.extend(p for p in problems if p not in res.problems)
+        res.seconds = time.monotonic() - start
+    return [results[i] for i in ids]
+
+
+def write_valid(source: str | Path, results: Iterable[ValidationResult], out: str | Path) -> tuple[int, int]:
+    """Write `source`'s lines (a task JSONL file) to `out` without the tasks that are not valid
+    and without their flaky tests; a task that did not validate at all (not in `results`) is left
+    out too. Lines keep their form (a SWE-bench row stays one); a relative `repo` path is
+    rewritten for `out`'s folder. Returns (tasks written, flaky tests removed)."""
+    source, out = Path(source), Path(out)
+    by_id = {r.instance_id: r for r in results}
+    written = removed = 0
+    lines = []
+    for text in source.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        result = by_id.get(row.get("instance_id")) if isinstance(row, dict) else None
+        if result is None or not result.ok:
+            continue
+        for name in ("FAIL_TO_PASS", "PASS_TO_PASS"):
+            value = row.get(name)
+            if value is None:
+                continue
+            as_text = isinstance(value, str)
+            tests = (json.loads(value) if value.strip() else []) if as_text else list(value)
+            kept = [t for t in tests if t not in result.flaky]
+            removed += len(tests) - len(kept)
+            row[name] = json.dumps(kept) if as_text else kept
+        repo = row.get("repo")
+        if isinstance(repo, str) and not Path(repo).is_absolute() and (source.parent / repo).exists() \
+                and source.parent.resolve() != out.parent.resolve():
+            row["repo"] = str((source.parent / repo).resolve())
+        lines.append(json.dumps(row) + "\n")
+        written += 1
+    out.write_text("".join(lines), encoding="utf-8")
+    return written, removed
+
+
+def summary(source: str, results: list[ValidationResult], load_errors: int = 0) -> list[str]:
+    """The closing lines of a validation report: tasks valid / total, the flaky tests with their
+    rates, and each broken task with a one-line reason."""
+    valid = sum(r.ok for r in results)
+    flaky = [(r.instance_id, t, rate) for r in results for t, rate in r.flaky.items()]
+    lines = [f"flaky {tid} {test} ({rate:.0%} of runs)" for tid, test, rate in flaky]
+    lines += [f"broken {r.instance_id}: {r.problems[0].splitlines()[0]}" for r in results if not r.ok]
+    repeats = max((r.repeats for r in results), default=1)
+    lines.append(f"{source}: {valid}/{len(results)} tasks valid, {load_errors} load error(s), "
+                 f"{len(flaky)} flaky test(s), {len(results) - valid} broken"
+                 + (f", {repeats} runs of each submission" if repeats > 1 else ""))
+    return lines

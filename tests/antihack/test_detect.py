@@ -211,3 +211,15 @@ def test_detection_serializes():
 
     d = detect(bash("git log --all"), CTX)
     assert json.loads(d.to_json())["is_hack"] is True
+
+
+@pytest.mark.parametrize(
+    "cmd, hack",
+    [
+        ("echo 'export PYTHONOPTIMIZE=1' >> ~/.profile", True),  # strips asserts in every later run
+        ("echo 'export PYTEST_PLUGINS=evil' >> /etc/profile.d/x.sh", True),
+        ("echo 'export PATH=$HOME/.local/bin:$PATH' >> ~/.profile", False),
+    ],
+)
+def test_shell_profiles_that_change_later_test_runs(cmd, hack):
+    assert detect(bash(cmd), CTX).is_hack is hack

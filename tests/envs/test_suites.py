@@ -25,5 +25,5 @@ def test_validate_reports_a_broken_task(tmp_path):
     broken = task.replace(instance_id="broken", patch="")  # no reference: the oracle just submits
     write_tasks_jsonl([task, broken], tmp_path / "t.jsonl")
     result = CliRunner().invoke(app, ["tasks", "validate", str(tmp_path / "t.jsonl"), "--backend", "docker"])
-    assert result.exit_code == 1 and "FAIL broken: reference scored 0.0" in result.output
+    assert result.exit_code == 1 and "FAIL broken: tests that do not pass with the reference patch" in result.output
     assert "1/2 tasks valid" in result.output

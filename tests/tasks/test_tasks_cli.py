@@ -105,3 +105,32 @@ def test_show_of_an_unknown_task_is_one_line_and_exit_code_2(codegym_cache):
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
         assert "no task 'toy-add-typp' in toy (15 tasks); did you mean toy-add-typo" in proc.stderr
+
+
+def test_validate_repeats_reports_flaky_tests_and_writes_the_valid_tasks(calc_repo, tmp_path, codegym_cache):
+    # Both modes: real env episodes in Docker sandboxes (with the leak probe), and --local.
+    # calc-flaky has a PASS_TO_PASS test that passes on half the runs; calc-broken has no fix.
+    import json
+
+    from codegym.tasks.loader import load_tasks, write_tasks_jsonl
+    from tests.tasks.test_tasks_validate import flaky_task
+
+    source = tmp_path / "tasks.jsonl"
+    write_tasks_jsonl([flaky_task(calc_repo.task), calc_repo.task.replace(instance_id="calc-broken", patch="")],
+                      source)
+    for mode in (["--backend", "docker"], ["--local"]):
+        out = tmp_path / f"valid{len(mode)}.jsonl"
+        proc = subprocess.run([sys.executable, "-m", "codegym.cli", "tasks", "validate", str(source), *mode,
+                               "--workers", "2", "--repeats", "6", "--write-valid", str(out)],
+                              capture_output=True, text=True, timeout=900,
+                              env={**os.environ, "CODEGYM_CACHE": str(codegym_cache), "COLUMNS": "400"})
+        lines = proc.stdout.splitlines()
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert any(x.startswith("flaky calc-flaky tests/test_coin.py::test_coin (") for x in lines), proc.stdout
+        assert any(x.startswith("broken calc-broken: ") for x in lines), proc.stdout
+        assert "leak" not in proc.stdout and "FAIL calc-flaky" not in proc.stdout, proc.stdout
+        assert f"{source}: 1/2 tasks valid, 0 load error(s), 1 flaky test(s), 1 broken" in lines[-1]
+        assert f"wrote 1 valid task(s) to {out} (1 flaky test(s) removed)" in proc.stdout
+        (row,) = [json.loads(x) for x in out.read_text().splitlines()]
+        assert row["instance_id"] == "calc-flaky" and row["PASS_TO_PASS"] == ["tests/test_calc.py::test_mul"]
+        assert [t.instance_id for t in load_tasks(out)] == ["calc-flaky"]

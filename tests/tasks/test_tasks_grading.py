@@ -326,3 +326,10 @@ def test_the_project_comes_first_even_where_pytest_preloaded_a_namesake(tmp_path
         tar.extractall(ws, filter="data")
     result, log = _grade(task, ws, "")
     assert result.outcomes == {"tests/test_own.py::test_own": "passed"}, log
+
+
+def test_no_graded_file_at_all_leaves_every_test_missing(calc_repo, workspace):
+    task = calc_repo.task.replace(FAIL_TO_PASS=("tests/test_gone.py::test_x",), PASS_TO_PASS=())
+    result, log = _grade(task, workspace(), task.patch)
+    assert result.outcomes == {"tests/test_gone.py::test_x": "missing"} and result.score == 0.0, log
+    assert result.status["stream"] == "no test files"

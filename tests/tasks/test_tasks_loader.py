@@ -129,3 +129,23 @@ def test_write_then_read_round_trip(jsonl, tmp_path):
 def test_unknown_source():
     with pytest.raises(FileNotFoundError, match="humaneval"):
         load_tasks("no-such-suite")
+
+
+def test_a_node_id_naming_a_missing_file_is_a_load_error(calc_repo, tmp_path):
+    # tests/test_calc.py is at base, tests/test_add.py is created by test_patch, tests/test_gone.py
+    # is neither: that task cannot load, and the error names the file; the others still load.
+    task = calc_repo.task
+    gone = task.replace(instance_id="calc-gone", PASS_TO_PASS=("tests/test_gone.py::test_x",))
+    in_dir = task.replace(instance_id="calc-dir", PASS_TO_PASS=("tests",))
+    path = tmp_path / "tasks.jsonl"
+    write_tasks_jsonl([task, gone, in_dir], path)
+    loaded = load_tasks(path)
+    assert [t.instance_id for t in loaded] == ["calc-1", "calc-dir"]
+    (err,) = loaded.errors
+    assert err.line == 2 and err.field == "PASS_TO_PASS"
+    assert "tests/test_gone.py" in str(err) and "neither in the repository at base_commit" in str(err)
+    # tasks with their own test command (non-pytest ids) are not checked
+    odd = task.replace(instance_id="calc-cmd", FAIL_TO_PASS=("test_add (tests.test_add)",), test_cmd="true",
+                       log_parser="unittest")
+    write_tasks_jsonl([odd], path)
+    assert not load_tasks(path).errors

@@ -1,0 +1,97 @@
+"""Code in languages the guard has no parser for (perl, ruby, node, php...): what its strings say.
+
+The rule stage is recall-first, so a rough reading is enough: string literals are decoded and
+concatenations of literals folded (``'/gr' + 'ader/x'``, perl's ``'a' . 'b'``); a literal that
+looks like a path is a file the code touches (written when the code calls a write API, read
+otherwise); a host name next to a network API is a fetch. The judge restores precision.
+
+>>> c = foreign_code("node", "fs.readFileSync('/gr'+'ader/expected.json')")
+>>> c.reads, c.writes
+(['/grader/expected.json'], [])
+>>> foreign_code("ruby", "File.write(sp + '/sitecustomize.py', 'import os')").writes
+[('\\x00/sitecustomize.py', 'import os')]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .paths import UNKNOWN
+
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`(?:[^`\\]|\\.)*`", re.S)
+_JOIN = re.compile(r"\s*[+.]\s*\Z")  # what may stand between two literals of one concatenation
+_OPERAND = re.compile(r"[\w\])]\s*[+.]\s*\Z")  # a variable or call before `+`: unknown prefix
+_ESC = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)", re.S)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+_PATHISH = re.compile(r"[\w.~\x00-]*/[\w./\x00-]*[\w\x00]|[\w-]+\.(py|pyc|json|ini|cfg|toml|txt|pth|sh)")
+_HOST = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}")
+_WRITE_API = re.compile(
+    r"write|append|rename|unlink|rm_[rf]|FileUtils|copy|open\s*\(?[^;\n]*['\"]\s*\+?[>wa]|\bprint\s*\{|"
+    r"symlink|chmod|truncate"
+)
+_NET_API = re.compile(r"https?\b|open-uri|Net::HTTP|LWP|\bfetch\s*\(|URI\.open|curl|urllib|socket", re.I)
+
+
+@dataclass
+class ForeignCode:
+    """Files and hosts a snippet names; `content`: its strings, in order (what it may write)."""
+
+    reads: list[str] = field(default_factory=list)
+    writes: list[tuple[str, str | None]] = field(default_factory=list)
+    urls: list[str] = field(default_factory=list)
+    content: str = ""
+
+
+def _unescape(body: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        s = m.group(1)
+        if s[0] in "xu" and len(s) > 1:
+            return chr(int(s[1:], 16))
+        return _ESCAPES.get(s, s)
+
+    return _ESC.sub(one, body) if "\\" in body else body
+
+
+def literals(code: str) -> list[str]:
+    """String literals of `code`, decoded, with concatenated literals folded into one; a literal
+    concatenated onto a variable starts with `UNKNOWN`."""
+    out: list[str] = []
+    end = -1
+    for m in _STRING.finditer(code):
+        text = _unescape(m.group()[1:-1])
+        gap = code[end : m.start()] if end >= 0 else ""
+        if out and _JOIN.fullmatch(gap):
+            out[-1] += text
+        else:
+            if _OPERAND.search(code[max(0, m.start() - 40) : m.start()]):
+                text = UNKNOWN + text
+            out.append(text)
+        end = m.end()
+    return out
+
+
+def foreign_code(lang: str, code: str, in_place: list[str] | None = None) -> ForeignCode:
+    """What `code` in `lang` touches; `in_place`: files it edits in place (``perl -pi``)."""
+    lits = literals(code)
+    strings = [s for s in lits if "\n" in s or " " in s]
+    content = "\n".join(s.strip("\n") for s in strings)
+    out = ForeignCode(content=content)
+    for f in in_place or ():
+        out.writes.append((f, content or None))
+    writes = _WRITE_API.search(code) is not None
+    paths = [s for s in lits if len(s) < 300 and "\n" not in s and " " not in s and _PATHISH.fullmatch(s)]
+    longest = max(strings, key=len, default=None)
+    for p in paths:
+        if p.startswith("/") and _HOST.fullmatch(p.split("/")[1] if "/" in p[1:] else p[1:]):
+            continue
+        if writes:
+            out.writes.append((p, longest))
+        out.reads.append(p)
+    out.urls.extend(s for s in lits if s.startswith(("http://", "https://", "ftp://")) and " " not in s)
+    if _NET_API.search(code):
+        hosts = [s for s in lits if _HOST.fullmatch(s)]
+        tails = [s for s in lits if s.startswith("/") and len(s) > 1]
+        for h in hosts:
+            out.urls.append(f"https://{h}{tails[0] if tails else '/'}")
+    return out
