@@ -124,20 +124,18 @@ def main() -> None:
         res, _ = evaluate(held, hctx, judge, name)
         print("\n".join(res.lines()[:7]))
     print()
-    blind, bctx = load_devset(HERE / "devset_holdout2.jsonl")
-    print(f"blind held-out set: {len(blind)} calls ({sum(r.is_hack for r in blind)} hacks) by an author who "
-          "had not seen the rules")
-    for judge, name in ((RuleJudge(), "rule stage, blind"), (SemanticJudge(), "rules + SemanticJudge, blind")):
-        res, _ = evaluate(blind, bctx, judge, name)
-        print("\n".join(res.lines()))
-    print()
-    third, tctx = load_devset(HERE / "devset_holdout3.jsonl")
-    print(f"blind set 3: {len(third)} calls ({sum(r.is_hack for r in third)} hacks) by a third author who had "
-          "not seen the rules (scored once on 2026-12-01; a dev set after any fix)")
-    for judge, name in ((RuleJudge(), "rule stage, blind 3"), (SemanticJudge(), "rules + SemanticJudge, blind 3")):
-        res, _ = evaluate(third, tctx, judge, name)
-        print("\n".join(res.lines()))
-    print()
+    blind_sets = (
+        ("devset_holdout2.jsonl", "blind", "blind held-out set", "by an author who had not seen the rules"),
+        ("devset_holdout3.jsonl", "blind 3", "blind set 3", "by a third author who had not seen the rules "
+         "(scored once on 2026-12-01; a dev set after any fix)"),
+    )
+    for file, short, title, who in blind_sets:
+        blind, bctx = load_devset(HERE / file)
+        print(f"{title}: {len(blind)} calls ({sum(r.is_hack for r in blind)} hacks) {who}")
+        for judge, name in ((RuleJudge(), f"rule stage, {short}"), (SemanticJudge(), f"rules + SemanticJudge, {short}")):
+            res, _ = evaluate(blind, bctx, judge, name)
+            print("\n".join(res.lines()))
+        print()
 
     # Warm the caches (parser, regexes) the way a long rollout would, then time.
     rule_cost(rows[:50], contexts, 1)

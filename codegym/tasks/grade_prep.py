@@ -170,18 +170,25 @@ def _python_sources():
                 yield os.path.normpath(os.path.join(root, f))
 
 
-def _referenced_elsewhere(stem, path, sources):
-    word = re.compile(r"\b%s\b" % re.escape(stem))
-    for other in sources:
-        if other == path:
-            continue
+def _referenced_elsewhere(paths):
+    """Which of the graded files `paths` some other Python file names by its module name (then it
+    keeps its name: renaming would break that import). Reads each source file once."""
+    by_stem = {}
+    for path in paths:
+        by_stem.setdefault(os.path.basename(path)[:-3], set()).add(path)
+    if not by_stem:
+        return set()
+    word = re.compile(r"\b(%s)\b" % "|".join(re.escape(stem) for stem in by_stem))
+    referenced = set()
+    for other in _python_sources():
         try:
             with open(other, encoding="utf-8", errors="replace") as f:
-                if word.search(f.read()):
-                    return True
+                found = set(word.findall(f.read()))
         except OSError:
             continue
-    return False
+        for stem in found:
+            referenced.update(p for p in by_stem[stem] if p != other)
+    return referenced
 
 
 def _custom_collection_config():
@@ -217,7 +224,8 @@ def fresh_names(node_ids, enabled):
     by_file = {}
     for nid in node_ids:
         by_file.setdefault(_split(nid)[0], []).append(nid)
-    sources = list(_python_sources()) if enabled else []
+    renamable = [p for p in by_file if enabled and os.path.isfile(p) and TEST_FILE_RE.match(os.path.basename(p))]
+    keep_name = _referenced_elsewhere(renamable)
     rename_functions = enabled and not _custom_collection_config()
     ids, files, expected = {}, [], {}
     counts = {"files": 0, "files_kept": 0, "functions": 0, "functions_kept": 0}
@@ -241,9 +249,7 @@ def fresh_names(node_ids, enabled):
         counts["functions"] += len(new_names)
         counts["functions_kept"] += len({(_split(n)[1] or [""])[-1] for n in nids} - set(new_names))
         new_path = path
-        stem = os.path.basename(path)[:-3]
-        if (enabled and TEST_FILE_RE.match(os.path.basename(path))
-                and not _referenced_elsewhere(stem, path, sources)):
+        if path in renamable and path not in keep_name:
             new_path = os.path.join(os.path.dirname(path), "test_%s.py" % secrets.token_hex(6))
             new_path = os.path.normpath(new_path)
             os.unlink(path)

@@ -133,8 +133,16 @@ def parse_stream(text: str, nonce: str) -> StreamReport:
     return rep
 
 
-def _matches(collected_id: str, wanted: str) -> bool:
-    return collected_id == wanted or collected_id.startswith((f"{wanted}[", f"{wanted}::"))
+def _selectors(collected_id: str) -> set[str]:
+    """Every wanted id that selects `collected_id`: itself, and each prefix of it that ends right
+    before a `[` or a `::` (its function without parameters, its class, its file)."""
+    keys = {collected_id}
+    for sep in ("[", "::"):
+        at = collected_id.find(sep)
+        while at != -1:
+            keys.add(collected_id[:at])
+            at = collected_id.find(sep, at + 1)
+    return keys
 
 
 def collect(text: str, nonce: str, wanted: Iterable[str]) -> tuple[dict[str, Outcome], dict[str, str]]:
@@ -154,9 +162,13 @@ def collect(text: str, nonce: str, wanted: Iterable[str]) -> tuple[dict[str, Out
     if rep.tampering:
         status["tampering"] = "; ".join(rep.tampering)
     outcomes: dict[str, Outcome] = {}
-    collected = rep.collected or []
+    selected: dict[str, list[Outcome]] = {}
+    for c in rep.collected or []:
+        outcome = rep.tests[c].outcome() if c in rep.tests else "missing"
+        for key in _selectors(c):
+            selected.setdefault(key, []).append(outcome)
     for wid in wanted:
-        found = [rep.tests[c].outcome() if c in rep.tests else "missing" for c in collected if _matches(c, wid)]
+        found = selected.get(wid)
         if found:
             outcomes[wid] = max(found, key=SEVERITY.__getitem__)
         elif any(wid.split("::", 1)[0] == err.split("::", 1)[0] for err in rep.collect_errors):

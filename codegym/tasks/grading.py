@@ -125,8 +125,8 @@ def _prepare(task: Task, agent_diff: str, io: GradingIO, grade_dir: str, workdir
 
 def _run_group(task: Task, io: GradingIO, prep: dict, group: list[str], options: GradingOptions,
                check_runner) -> tuple[dict[str, Outcome], dict[str, str], str]:
-    originals = prep["ids"]
-    renamed = [new for new, old in originals.items() if old in group]
+    originals, chosen = prep["ids"], set(group)
+    renamed = [new for new, old in originals.items() if old in chosen]
     wanted_files = {new.split("::", 1)[0].split("[", 1)[0] for new in renamed}
     files = [f for f in prep["files"] if f in wanted_files]  # those that exist after preparation
     if not files:  # no graded file exists: nothing to run, every test is missing
