@@ -49,7 +49,11 @@ while True:
 """
 
 
+_MADE_CONTAINERS = threading.Event()  # this process asked the engine for a container
+
+
 def owner_labels(extra: dict[str, str] | None = None) -> dict[str, str]:
+    _MADE_CONTAINERS.set()
     labels = {
         LABEL: RUN_ID,
         "codegym.owner_pid": str(os.getpid()),
@@ -94,8 +98,9 @@ def is_orphan(labels: dict[str, str]) -> bool:
         return True
 
 
-def reap(client, everything: bool = False) -> list[str]:
-    """Remove leftover codegym containers; with `everything`, also live runs' on this host.
+def reap(client, everything: bool = False, own: bool = False) -> list[str]:
+    """Remove leftover codegym containers; with `everything`, also live runs' on this host; with
+    `own`, this process's own (at exit: one whose creation a dying thread never saw finish).
 
     Uses the raw container list (one API call, labels included): containers come and go while
     we look (auto-removed ones vanish), so nothing here may assume one still exists.
@@ -103,7 +108,8 @@ def reap(client, everything: bool = False) -> list[str]:
     removed = []
     for row in client.api.containers(all=True, filters={"label": LABEL}):
         labels = row.get("Labels") or {}
-        if everything or is_orphan(labels):
+        mine = labels.get(LABEL) == RUN_ID and labels.get("codegym.owner_pid") == str(os.getpid())
+        if everything or (own and mine) or is_orphan(labels):
             try:
                 client.api.remove_container(row["Id"], force=True)
             except Exception:  # already gone (auto-remove raced us)
@@ -180,6 +186,20 @@ def _shutdown() -> None:
         with _LIVE_LOCK:
             _CLOSING.set()
         close_all()
+        _reap_own()
+
+
+def _reap_own() -> None:
+    """Remove any container this process made that is still there: a creation in flight on a
+    thread that dies with the process (a daemon thread at exit) is tracked by no sandbox."""
+    if not _MADE_CONTAINERS.is_set():
+        return
+    try:
+        import docker
+
+        reap(docker.from_env(timeout=10), own=True)
+    except Exception:  # no engine to ask: the containers' TTL keepers remove them
+        pass
 
 
 # Python's own SIGINT handler raises KeyboardInterrupt: the program unwinds and the exit hook
@@ -216,6 +236,7 @@ def _forget_parents_sandboxes() -> None:
     """In a forked child: the parent's sandboxes are not the child's to close."""
     global _LIVE, _LIVE_LOCK, _SHUTDOWN_LOCK
     _LIVE, _LIVE_LOCK, _SHUTDOWN_LOCK = set(), threading.Lock(), threading.Lock()
+    _MADE_CONTAINERS.clear()
 
 
 os.register_at_fork(after_in_child=_forget_parents_sandboxes)

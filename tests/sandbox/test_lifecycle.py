@@ -102,3 +102,23 @@ def test_gc_treats_a_zombie_owner_as_dead(zombie, docker_client, python_image):
         except Exception:
             pass
 
+
+
+def test_exit_removes_a_container_whose_creation_no_sandbox_saw_finish(docker_client, python_image):
+    """A daemon thread killed at exit mid-creation leaves a container no sandbox tracks: the exit
+    reap removes this process's own containers, and only those (not a parent's or another's)."""
+    from codegym.sandbox.lifecycle import owner_labels
+
+    mine = docker_client.containers.run(python_image, ["sleep", "60"], detach=True, labels=owner_labels())
+    other = docker_client.containers.run(python_image, ["sleep", "60"], detach=True,
+                                         labels={**owner_labels(), "codegym.owner_pid": "1"})
+    try:
+        removed = reap(docker_client, own=True)
+        ids = {row["Id"] for row in docker_client.api.containers(all=True)}
+        assert mine.id not in ids and other.id in ids, removed
+    finally:
+        for c in (mine, other):
+            try:
+                c.remove(force=True)
+            except Exception:
+                pass
