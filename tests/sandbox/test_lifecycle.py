@@ -104,21 +104,32 @@ def test_gc_treats_a_zombie_owner_as_dead(zombie, docker_client, python_image):
 
 
 
-def test_exit_removes_a_container_whose_creation_no_sandbox_saw_finish(docker_client, python_image):
-    """A daemon thread killed at exit mid-creation leaves a container no sandbox tracks: the exit
-    reap removes this process's own containers, and only those (not a parent's or another's)."""
-    from codegym.sandbox.lifecycle import owner_labels
 
-    mine = docker_client.containers.run(python_image, ["sleep", "60"], detach=True, labels=owner_labels())
-    other = docker_client.containers.run(python_image, ["sleep", "60"], detach=True,
-                                         labels={**owner_labels(), "codegym.owner_pid": "1"})
+# Makes two containers no sandbox tracks (as a daemon thread killed mid-creation would leave):
+# one labelled as this process's, one as another's; prints their ids, then exits.
+UNTRACKED = textwrap.dedent("""
+    import sys, docker
+    from codegym.sandbox.lifecycle import owner_labels
+    client = docker.from_env()
+    mine = client.containers.run(sys.argv[1], ["sleep", "60"], detach=True, labels=owner_labels())
+    other = client.containers.run(sys.argv[1], ["sleep", "60"], detach=True,
+                                  labels={**owner_labels(), "codegym.owner_pid": "1"})
+    print(mine.id, other.id, flush=True)
+""")
+
+
+def test_exit_removes_a_container_whose_creation_no_sandbox_saw_finish(docker_client, python_image):
+    """The exit hook removes the containers this process made that no sandbox tracks, and only
+    those (not another process's). Run in a child: in this process it would remove the session's."""
+    out = subprocess.run([sys.executable, "-c", UNTRACKED, python_image], capture_output=True, text=True,
+                         timeout=120)
+    mine, other = out.stdout.split()
     try:
-        removed = reap(docker_client, own=True)
         ids = {row["Id"] for row in docker_client.api.containers(all=True)}
-        assert mine.id not in ids and other.id in ids, removed
+        assert mine not in ids and other in ids, out.stderr
     finally:
-        for c in (mine, other):
+        for cid in (mine, other):
             try:
-                c.remove(force=True)
+                docker_client.api.remove_container(cid, force=True)
             except Exception:
                 pass
