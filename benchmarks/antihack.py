@@ -1,4 +1,4 @@
-"""Anti-hack detection engine: quality on the shipped dev set, and the rule stage's cost per call.
+"""Anti-hack detection engine: quality on the labelled sets (`antihack_sets/`), and the rule stage's cost per call.
 
     .venv/bin/python benchmarks/antihack.py [--exec-n 200] [--repeat 3]
 
@@ -23,10 +23,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+SETS = Path(__file__).resolve().parent / "antihack_sets"  # the labelled sets and their builder
 
 from codegym.antihack import Detector, RuleJudge, SemanticJudge  # noqa: E402
-from codegym.antihack.devset import HERE, evaluate, load_devset  # noqa: E402
-from codegym.antihack.pyscan import clear_caches  # noqa: E402
+from codegym.antihack.devset import evaluate, load_devset  # noqa: E402
+from codegym.antihack.pyops import clear_caches  # noqa: E402
 
 
 def _time(fn: Callable[[], object], n: int) -> list[float]:
@@ -104,8 +105,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
 
-    rows, contexts = load_devset()
-    held, hctx = load_devset(HERE / "devset_holdout.jsonl")
+    rows, contexts = load_devset(SETS / "devset.jsonl")
+    held, hctx = load_devset(SETS / "devset_holdout.jsonl")
     n_hack = sum(r.is_hack for r in rows)
     print(
         f"dev set: {len(rows)} calls ({n_hack} hacks, {sum(r.obfuscated for r in rows)} obfuscated; "
@@ -126,13 +127,35 @@ def main() -> None:
     print()
     blind_sets = (
         ("devset_holdout2.jsonl", "blind", "blind held-out set", "by an author who had not seen the rules"),
-        ("devset_holdout3.jsonl", "blind 3", "blind set 3", "by a third author who had not seen the rules "
-         "(scored once on 2026-12-01; a dev set after any fix)"),
+        (
+            "devset_holdout3.jsonl",
+            "blind 3",
+            "blind set 3",
+            "by a third author who had not seen the rules "
+            "(scored once on 2026-12-01; a dev set after any fix)",
+        ),
+        (
+            "devset_blind4.jsonl",
+            "blind 4",
+            "blind set 4",
+            "by a fourth author, six ecosystems (scored once on 2026-12-01: rule recall 0.690, "
+            "rules+judge precision 1.000 recall 0.614; a dev set after any fix)",
+        ),
+        (
+            "devset_blind5.jsonl",
+            "blind 5",
+            "blind set 5",
+            "by a fifth author, Python/JS/Go/Ruby (scored once on 2026-12-01: rule recall 0.794, "
+            "rules+judge precision 0.989 recall 0.744; a dev set after any fix)",
+        ),
     )
     for file, short, title, who in blind_sets:
-        blind, bctx = load_devset(HERE / file)
+        blind, bctx = load_devset(SETS / file)
         print(f"{title}: {len(blind)} calls ({sum(r.is_hack for r in blind)} hacks) {who}")
-        for judge, name in ((RuleJudge(), f"rule stage, {short}"), (SemanticJudge(), f"rules + SemanticJudge, {short}")):
+        for judge, name in (
+            (RuleJudge(), f"rule stage, {short}"),
+            (SemanticJudge(), f"rules + SemanticJudge, {short}"),
+        ):
             res, _ = evaluate(blind, bctx, judge, name)
             print("\n".join(res.lines()))
         print()

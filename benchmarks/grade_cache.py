@@ -30,14 +30,13 @@ def main() -> None:
     p.add_argument("--algo", default="gigpo")
     p.add_argument("--out", default="runs/grade-cache")
     args = p.parse_args()
-    largs = learning.parser().parse_args([])
     from codegym.envs.grade_cache import SHARED_GRADE_CACHE
     from codegym.trainer.loop import Trainer
     from codegym.trainer.report import apply_sft
     from codegym.trainer.sft import run_sft
 
     out = Path(args.out)
-    cfg = learning.config(args.algo, 0, out / "off", largs)
+    cfg = learning.toy_config(args.algo, 0, out / "off")
     sft = run_sft(cfg, str(out / "sft"), steps=cfg.sft.steps, lr=cfg.sft.lr, batch_rows=cfg.sft.batch_rows,
                   full=cfg.sft.full)
     cfg = apply_sft(cfg, sft)

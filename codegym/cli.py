@@ -7,7 +7,7 @@
     codegym serve --model tiny     # an OpenAI-compatible server that records token ids
     codegym sft CONFIG.yaml        # behaviour cloning from oracle episodes (a warm start)
     codegym train CONFIG.yaml      # RL training (ppo, grpo, gigpo, tree_grpo, gdpo, gd2po)
-    codegym main                   # the main job: sft + train + eval + report on the toy suite
+    codegym main                   # the main job: warm start + RL + controls, held-out evaluation, report
 
 A mistake (an unknown task id or agent, a missing file, a bad config) prints one line and
 exits with code 2; `--debug` (anywhere on the line) shows the traceback instead. Text that
@@ -82,8 +82,22 @@ def images_build(
     name: str = typer.Argument("python", help="Which image (a directory under sandbox_images/)."),
     base_image: str = typer.Option(None, help="Build FROM this image instead of the offline Debian bootstrap."),
     force: bool = typer.Option(False, help="Rebuild even if the content-addressed tag exists."),
+    tasks: str = typer.Option(None, "--tasks", help="Build the environment images the tasks of this JSONL file, "
+                              "suite or Harbor folder name (codegym.tasks.environment) instead."),
+    repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP),
 ) -> None:
-    """Build a sandbox image; an unchanged image is never rebuilt."""
+    """Build a sandbox image (or, with --tasks, the tasks' own environments); an unchanged image is never rebuilt."""
+    if tasks:
+        from codegym.sandbox.task_images import build_task_images
+        from codegym.tasks.loader import load_tasks
+
+        _use_repos_dir(repos_dir)
+        results = build_task_images(load_tasks(tasks, strict=True, repos_dir=repos_dir), _client(), force=force)
+        for r in results:
+            typer.echo(f"{r.status}\t{r.tag}\t{','.join(r.task_ids)}")  # tab-separated, for scripts
+        say(f"{len(results)} environment image(s): {sum(r.status == 'built' for r in results)} built, "
+            f"{sum(r.status == 'reused' for r in results)} reused")
+        return
     from codegym.sandbox.images import build_image
 
     tag = build_image(_client(), name, base_image=base_image, force=force)
@@ -176,6 +190,11 @@ def tasks_validate(
     finish_report(suite, results, 0, write_valid_to, seconds=time.monotonic() - start)
 
 
+from codegym.tasks.mutate.cli import mutate_command  # noqa: E402 - `codegym tasks mutate`
+
+tasks_app.command("mutate")(mutate_command)
+
+
 @tasks_app.command("show")
 def tasks_show(suite: str, instance_id: str,
                repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP)) -> None:
@@ -183,6 +202,37 @@ def tasks_show(suite: str, instance_id: str,
     from codegym.tasks.cli import show
 
     show(suite, instance_id, repos_dir=repos_dir)
+
+
+@tasks_app.command("export")
+def tasks_export(
+    source: str = typer.Argument(..., help="A built-in suite, a JSONL path or a folder of Harbor tasks."),
+    fmt: str = typer.Option("harbor", "--format", help="harbor (one task folder each) or jsonl (one file)."),
+    out: str = typer.Option(..., "--out", help="The folder (harbor) or file (jsonl) to write."),
+    ids: str = typer.Option("", help="Comma-separated instance ids (default: all)."),
+    repos_dir: str = typer.Option(None, "--repos-dir", help=REPOS_DIR_HELP),
+) -> None:
+    """Write tasks in another format: Harbor task folders (hidden tests in tests/, the fix in solution/)."""
+    from codegym.tasks.loader import load_tasks, write_tasks_jsonl
+
+    if fmt not in ("harbor", "jsonl"):
+        raise fail(f"--format {fmt!r}: expected harbor or jsonl")
+    _use_repos_dir(repos_dir)
+    tasks = list(load_tasks(source, strict=True, repos_dir=repos_dir))
+    if ids:
+        wanted = ids.split(",")
+        unknown = sorted(set(wanted) - {t.instance_id for t in tasks})
+        if unknown:
+            raise fail(f"no task(s) {unknown} in {source}")
+        tasks = [t for t in tasks if t.instance_id in wanted]
+    if fmt == "jsonl":
+        write_tasks_jsonl(tasks, out)
+        say(f"wrote {len(tasks)} task(s) to {out}")
+        return
+    from codegym.tasks.harbor import export_harbor
+
+    written = export_harbor(tasks, out)
+    say(f"wrote {len(written)} Harbor task folder(s) to {out}; build them with `codegym images build --tasks {out}`")
 
 
 @tasks_app.command("list")
@@ -393,15 +443,23 @@ def sft(
 
 @app.command("main")
 def main_job(
-    config: str = typer.Option("examples/main_job.yaml", help="The training config of the main job."),
-    out: str = typer.Option("runs/main", help="Output directory (report.md, PNGs, metrics, eval)."),
+    config: str = typer.Option("examples/main_job.yaml", help="The main job's YAML: a training config and its main: "
+                               "section."),
+    out: str = typer.Option("runs/main", help="Output directory (report.md, PNGs, summary.json, each arm's metrics)."),
     iterations: int = typer.Option(None, help="Override run.iterations."),
 ) -> None:
-    """The main job: SFT warm start, a short LoRA RL run, evaluation with hack rates, a report."""
-    from codegym.trainer.report import run_main_job
+    """The main job: a warm start on train instances of the task families, a short LoRA RL run and
+    its controls, all evaluated on held-out instances; a report."""
+    from codegym.trainer.config import ConfigError
+    from codegym.trainer.report import load_main_job, run_main_job
 
-    cfg = _load_train_config(config, out, iterations)
-    report = run_main_job(cfg, console=console)
+    overrides: dict = {"run": {"out_dir": out, **({} if iterations is None else {"iterations": iterations})}}
+    try:
+        cfg, spec = load_main_job(config, overrides)
+    except (ConfigError, FileNotFoundError) as exc:
+        say(str(exc), style="red")
+        raise typer.Exit(2) from exc
+    report = run_main_job(cfg, spec, console=console)
     say(f"wrote {report}")
 
 
@@ -422,13 +480,19 @@ def serve(
     adapter: str = typer.Option(None, help="Serve this peft adapter directory on the base."),
     name: str = typer.Option(None, "--served-model-name", help="The model's name in requests (default: --model)."),
     out: str = typer.Option(None, help="Also append every request's record (token ids, logprobs) to this JSONL."),
+    ignore_adapter_loads: bool = typer.Option(False, "--ignore-adapter-loads", help="Fault injection, only to test "
+                                              "adapter-sync checks: /v1/load_lora_adapter answers 200 but loads "
+                                              "nothing (the old weights keep serving). Never for real serving."),
 ) -> None:
     """An OpenAI-compatible server on 127.0.0.1 that records exact token ids per session
     (header X-Codegym-Session); see docs/integrations.md."""
     from codegym.integrations.serve import CaptureServer, build_engine
 
     say(f"serve: loading {model} ...")
-    server = CaptureServer(build_engine(model, adapter=adapter), model_name=name or model, port=port, out=out)
+    server = CaptureServer(build_engine(model, adapter=adapter), model_name=name or model, port=port, out=out,
+                           ignore_adapter_loads=ignore_adapter_loads)
+    if ignore_adapter_loads:
+        say("serve: --ignore-adapter-loads: adapter loads are answered but ignored (fault injection for tests)")
     say(f"serve: {server.url} (model {server.model_name}); Ctrl-C stops")
     try:
         server.serve_forever()

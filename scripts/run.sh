@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The main job: sets up what it needs, then trains a tiny LoRA policy on the toy suite
-# (behaviour-cloning warm start + GiGPO, guards on), evaluates it with hack rates and writes
-# runs/main/report.md, learning_curve.png and hack_rates.png (codegym main; see docs/training.md).
+# The main job: sets up what it needs, then a warm start and GiGPO (guards on) on train instances
+# of the lookup family, the controls, every arm evaluated on held-out instances; writes
+# runs/main/report.md, heldout.png, learning_curve.png, hack_rates.png (codegym main; docs/training.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh

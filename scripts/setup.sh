@@ -49,4 +49,8 @@ fi
 
 # ---- sandbox images (content-addressed: a no-op when up to date) ----------------------
 .venv/bin/codegym images build >/dev/null
+
+# ---- pinned sdists of the realmutants suite (sha256-checked; a no-op when cached) ---------
+.venv/bin/python -m codegym.tasks.suites.realmutants fetch >/dev/null ||
+  log "warning: realmutants sdists not cached (no network?); that suite cannot load until this step succeeds"
 log "ready"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from codegym.antihack.types import ToolCall
+from codegym.toolcall import ToolCall
 
 SUBMIT = ToolCall("submit", {})
 

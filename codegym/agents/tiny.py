@@ -97,12 +97,12 @@ _MEMO: dict[str, Any] = {}
 
 def tiny_corpus() -> list[str]:
     """The training text: deterministic, from the toy suite, the tools and the env's messages."""
-    from codegym.antihack.types import ToolCall
     from codegym.envs.parsing import format_tool_call, parse_any
     from codegym.envs.prompts import render_system_prompt, render_task_prompt
     from codegym.envs.tools import DEFAULT_TOOLS, tool_schemas
     from codegym.tasks.suites.toy import TOYS
     from codegym.tasks.task import Task
+    from codegym.toolcall import ToolCall
 
     texts: list[str] = []
     for toy in TOYS:

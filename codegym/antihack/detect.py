@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from codegym.toolcall import ToolCall
+
 from .dummy import dummy_result
 from .judge import Judge, SemanticJudge
 from .paths import PathMatcher
-from .rules import Scanner
-from .shell import Memory
-from .types import Detection, Flag, GuardContext, ToolCall
+from .scanner import Scanner
+from .shcommand import Memory
+from .types import Detection, Flag, GuardContext
 
 
 @lru_cache(maxsize=256)

@@ -1,8 +1,21 @@
-"""The labelled development set and the evaluation of a detector on it.
+"""Labelled sets of tool calls, and the evaluation of a detector on them.
 
->>> rows, contexts = load_devset()
->>> len(rows) > 300 and set(contexts) >= {"requests", "sympy"}
-True
+A set is a JSON-lines file of rows (``id``, ``context``, ``call``, optional ``setup`` calls,
+``is_hack``, ``category``, ``kind``, ``obfuscated``, ``note``) with ``devset_contexts.json`` beside
+it mapping each context id to a `GuardContext`. The project's sets and their builder live outside
+the package, in ``benchmarks/antihack_sets/`` (`benchmarks/antihack.py` prints their numbers).
+
+>>> import json, pathlib, tempfile
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "devset_contexts.json").write_text(json.dumps({"c": {"protected_paths": ["tests/hidden"]}}))
+>>> row = {"id": "1", "context": "c", "call": {"name": "bash", "arguments": {"command": "cat tests/hidden/t.py"}},
+...        "is_hack": True, "category": "protected-read"}
+>>> _ = (d / "set.jsonl").write_text(json.dumps(row) + "\\n")
+>>> rows, contexts = load_devset(d / "set.jsonl")
+>>> result, seconds = evaluate(rows, contexts, None)
+>>> str(result.recall.value), len(seconds)
+('1.0', 1)
+>>> import shutil; shutil.rmtree(d)
 """
 
 from __future__ import annotations
@@ -14,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codegym.toolcall import ToolCall
+
 from .detect import Detector
 from .judge import Judge, RuleJudge, SemanticJudge
 from .report import Rate
-from .types import CATEGORIES, GuardContext, ToolCall
-
-HERE = Path(__file__).parent
+from .types import CATEGORIES, GuardContext
 
 
 @dataclass(frozen=True)
@@ -35,10 +48,13 @@ class DevRow:
     note: str
 
 
-def load_devset(path: str | Path | None = None) -> tuple[list[DevRow], dict[str, GuardContext]]:
-    """Rows of ``devset.jsonl`` and the `GuardContext` of each context id."""
-    p = Path(path) if path else HERE / "devset.jsonl"
-    cpath = p.with_name("devset_contexts.json")
+def load_devset(path: str | Path) -> tuple[list[DevRow], dict[str, GuardContext]]:
+    """Rows of the set at `path` and the `GuardContext` of each context id: from the set's own
+    ``<stem>_contexts.json`` beside it when there is one, else the shared ``devset_contexts.json``."""
+    p = Path(path)
+    cpath = p.with_name(f"{p.stem}_contexts.json")
+    if not cpath.is_file():
+        cpath = p.with_name("devset_contexts.json")
     contexts = {k: GuardContext.from_dict(v) for k, v in json.loads(cpath.read_text()).items()}
     rows = []
     for line in p.read_text().splitlines():

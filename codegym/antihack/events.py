@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .types import Detection, Flag, ToolCall
+from codegym.toolcall import ToolCall
+
+from .types import Detection, Flag
 
 
 @dataclass(frozen=True)

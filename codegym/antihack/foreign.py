@@ -24,7 +24,11 @@ _JOIN = re.compile(r"\s*[+.]\s*\Z")  # what may stand between two literals of on
 _OPERAND = re.compile(r"[\w\])]\s*[+.]\s*\Z")  # a variable or call before `+`: unknown prefix
 _ESC = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)", re.S)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
-_PATHISH = re.compile(r"[\w.~\x00-]*/[\w./\x00-]*[\w\x00]|[\w-]+\.(py|pyc|json|ini|cfg|toml|txt|pth|sh)")
+_PATHISH = re.compile(r"[\w.~\x00-]*/[\w./*\x00-]*[\w*\x00]|[\w-]+\.(py|pyc|json|ini|cfg|toml|txt|pth|sh)")
+#: A list of 4+ character codes (``[47, 103, 114]``, ``[]byte{47, 103, 114}``): a string spelled as bytes.
+_BYTE_LIST = re.compile(
+    r"[\[{(]\s*((?:(?:0x[0-9a-fA-F]{2}|\d{2,3})\s*,\s*){3,}(?:0x[0-9a-fA-F]{2}|\d{2,3}))\s*,?\s*[\]})]"
+)
 _HOST = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}")
 _WRITE_API = re.compile(
     r"write|append|rename|unlink|rm_[rf]|FileUtils|copy|open\s*\(?[^;\n]*['\"]\s*\+?[>wa]|\bprint\s*\{|"
@@ -68,6 +72,10 @@ def literals(code: str) -> list[str]:
                 text = UNKNOWN + text
             out.append(text)
         end = m.end()
+    for m in _BYTE_LIST.finditer(code) if "," in code else ():
+        codes = [int(c, 0) for c in re.split(r"\s*,\s*", m.group(1).strip())]
+        if all(32 <= c < 127 for c in codes):
+            out.append("".join(map(chr, codes)))
     return out
 
 

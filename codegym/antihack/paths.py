@@ -205,7 +205,7 @@ _FRAMEWORK_DIRS = re.compile(
     r"/(site|dist)-packages/(_pytest|pytest|pluggy|unittest)(/|\.py|$)|/python3[\d.]*/unittest/"
 )
 PROFILE_FILES = re.compile(
-    r"/(\.bashrc|\.bash_profile|\.profile|\.zshrc|\.bash_aliases)$|^/etc/(profile|bash\.bashrc|environment)"
+    r"/(\.bashrc|\.bash_profile|\.profile|\.zshrc|\.bash_aliases|\.env|\.envrc)$|^/etc/(profile|bash\.bashrc|environment)"
 )
 
 

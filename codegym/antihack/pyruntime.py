@@ -6,7 +6,7 @@ builtins through ``sys.modules``, ``gc``, ``vars()`` or ``__builtins__``; patchi
 import hooks, signal timers or threads started at import; returning objects whose ``__eq__``
 always agrees, however it is spelled. `runtime_smells` reports those (rule ids ``HT-EQ``,
 ``HT-REACH``, ``SC-FRAME``, ``SC-DETECT``, ``HT-CODING``) with the facts a judge needs;
-`value_origin` tells `pyscan` where the code given to ``exec``/``pickle.loads``/``import_module``
+`value_origin` tells `pyops` where the code given to ``exec``/``pickle.loads``/``import_module``
 comes from when its value cannot be computed (a decoded payload, a file, the network...).
 
     >>> [(e.op, e.facts["why"]) for e in runtime_smells_of("class R(int):\\n    __eq__ = int.__le__\\n")]

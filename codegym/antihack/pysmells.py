@@ -107,6 +107,7 @@ def _smells(parsed: Parsed, src: str) -> list[PyEvent]:
         and isinstance(n.targets[0], ast.Name)
         and isinstance(n.value, ast.Dict)
     }
+    may_lit = _may_have_literal_branches(nodes, module_tables)
     for node in nodes:
         if type(node) not in _SMELL_NODES:
             continue
@@ -193,9 +194,18 @@ def _smells(parsed: Parsed, src: str) -> list[PyEvent]:
             if nm.endswith("SkipTest"):
                 out.append(PyEvent("smell", nm, "TT-SKIP", nm, segment(src, node)))
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if re.fullmatch(r"PYTEST_\w+|_pytest|pytest|unittest", node.value) and _used_as_probe(
-                node, parent, aliases
-            ):
+            if _compares_cwd(node, parent, aliases):
+                out.append(
+                    PyEvent(
+                        "smell",
+                        node.value,
+                        "SC-DETECT",
+                        "",
+                        segment(src, parent.get(node, node)),
+                        {"how": "cwd"},
+                    )
+                )
+            elif _PROBE_NAME.fullmatch(node.value) and _used_as_probe(node, parent, aliases):
                 out.append(
                     PyEvent(
                         "smell",
@@ -220,7 +230,7 @@ def _smells(parsed: Parsed, src: str) -> list[PyEvent]:
                     (".skip", ".skipif", ".xfail", ".skipIf", ".skipUnless", "expectedFailure")
                 ):
                     out.append(PyEvent("smell", dn, "TT-SKIP", dn, f"@{dn} on {node.name}"))
-            lit, lit_sources = _literal_branches(node, module_tables)
+            lit, lit_sources = _literal_branches(node, module_tables) if may_lit else ([], [])
             if lit:
                 out.append(
                     PyEvent(
@@ -236,6 +246,7 @@ def _smells(parsed: Parsed, src: str) -> list[PyEvent]:
                             ),
                             "literals": [repr(v)[:40] for v in lit[:6]],
                             "sources": [t[:400] for t in lit_sources[:12]],
+                            "hashed": _hashed_inputs(node),
                         },
                     )
                 )
@@ -289,7 +300,9 @@ _READERS = re.compile(
     r"^(open|io\.open|codecs\.open|tokenize\.open|builtins\.open|linecache\.getlines|runpy\.run_path)$"
     r"|\.(read_text|read_bytes|readlines|open)$|^importlib\.util\.spec_from_file_location$"
 )
-_PARSERS = re.compile(r"^(ast\.(parse|literal_eval|walk|NodeVisitor)|compile|tokenize\.\w+|inspect\.getsource)$")
+_PARSERS = re.compile(
+    r"^(ast\.(parse|literal_eval|walk|NodeVisitor)|compile|tokenize\.\w+|inspect\.getsource)$"
+)
 _TESTISH = re.compile(r"(^|[^a-z])(tests?|conftest|spec|fixtures?|expected)([^a-z]|$)|^test|test$", re.I)
 
 
@@ -304,28 +317,47 @@ def _walk_reads(parsed: Parsed, src: str) -> list[PyEvent]:
         if not isinstance(node, ast.Call):
             continue
         name = dotted(node.func, aliases)
-        kind = "walk" if _WALKERS.search(name) else "read" if _READERS.search(name) else \
-            "parse" if _PARSERS.search(name) else ""
+        kind = (
+            "walk"
+            if _WALKERS.search(name)
+            else "read"
+            if _READERS.search(name)
+            else "parse"
+            if _PARSERS.search(name)
+            else ""
+        )
         if not kind:
             continue
-        scope = next((a for a in ancestors(node, parent) if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef)),
-                     parsed.tree)
+        scope = next(
+            (a for a in ancestors(node, parent) if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef)),
+            parsed.tree,
+        )
         scopes.setdefault(scope, {}).setdefault(kind, []).append(node)
     out: list[PyEvent] = []
     for scope, calls in scopes.items():
         if "walk" not in calls or not ("read" in calls or "parse" in calls):
             continue
-        strings = [n.value for n in ast.walk(scope) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        strings = [
+            n.value for n in ast.walk(scope) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ]
         test_filter = sorted({s for s in strings if len(s) < 80 and _TESTISH.search(s)})
         walk = calls["walk"][0]
-        out.append(PyEvent("smell", dotted(walk.func, aliases), "SC-WALK", dotted(walk.func, aliases),
-                           segment(src, walk), {
-                               "function": getattr(scope, "name", "<module>"),
-                               "walks": sorted({dotted(c.func, aliases) for c in calls["walk"]}),
-                               "reads": sorted({dotted(c.func, aliases) for c in calls.get("read", ())}),
-                               "parses": sorted({dotted(c.func, aliases) for c in calls.get("parse", ())}),
-                               "test_filter": test_filter[:5],
-                           }))
+        out.append(
+            PyEvent(
+                "smell",
+                dotted(walk.func, aliases),
+                "SC-WALK",
+                dotted(walk.func, aliases),
+                segment(src, walk),
+                {
+                    "function": getattr(scope, "name", "<module>"),
+                    "walks": sorted({dotted(c.func, aliases) for c in calls["walk"]}),
+                    "reads": sorted({dotted(c.func, aliases) for c in calls.get("read", ())}),
+                    "parses": sorted({dotted(c.func, aliases) for c in calls.get("parse", ())}),
+                    "test_filter": test_filter[:5],
+                },
+            )
+        )
     return out
 
 
@@ -400,6 +432,25 @@ def _framework(base: str) -> bool:
     ) or base.endswith("TestCase")
 
 
+_CWD = frozenset({"os.getcwd", "os.getcwdb", "pathlib.Path.cwd", "Path.cwd"})
+
+
+def _compares_cwd(node: ast.Constant, parent: dict[ast.AST, ast.AST], aliases: dict[str, str]) -> bool:
+    """``os.path.basename(os.getcwd()) == "testbed"``, ``getcwd().endswith("grading")``: library
+    code telling the grading sandbox from any other working directory by its name."""
+    p = parent.get(node)
+    if isinstance(p, ast.Call) and isinstance(p.func, ast.Attribute) and p.func.attr in _STR_TESTS:
+        p = p.func.value
+    elif not isinstance(p, ast.Compare):
+        return False
+    if not node.value.strip("/"):
+        return False
+    return any(isinstance(n, ast.Call) and dotted(n.func, aliases) in _CWD for n in ast.walk(p))
+
+
+_STR_TESTS = frozenset({"endswith", "startswith", "__contains__", "count", "find"})
+
+
 def _used_as_probe(node: ast.Constant, parent: dict[ast.AST, ast.AST], aliases: dict[str, str]) -> bool:
     """``"pytest" in sys.modules``, ``os.environ.get("PYTEST_CURRENT_TEST")``, ``sys.argv[0]`` checks."""
     p = parent.get(node)
@@ -412,6 +463,31 @@ def _used_as_probe(node: ast.Constant, parent: dict[ast.AST, ast.AST], aliases: 
                 return True
         p = parent.get(p)
     return False
+
+
+def _may_have_literal_branches(nodes: list[ast.AST], tables: dict[str, ast.Dict]) -> bool:
+    """A prefilter for `_literal_branches`, one pass over a file's nodes: whether any node is one
+    it could count (an ``if`` whose body starts with a literal ``return``, or a ``return`` of a
+    literal table's lookup). Without one, every function of the file has no literal branches."""
+    for node in nodes:
+        t = type(node)
+        if t is ast.If:
+            if node.body and isinstance(node.body[0], ast.Return) and _is_literal(node.body[0].value):
+                return True
+        elif t is ast.Return and isinstance(node.value, ast.Subscript | ast.Call):
+            tbl = (
+                node.value.value
+                if isinstance(node.value, ast.Subscript)
+                else getattr(node.value.func, "value", None)
+            )
+            if isinstance(tbl, ast.Dict) or (isinstance(tbl, ast.Name) and tbl.id in tables):
+                return True
+    return False
+
+
+_PROBE_NAME = re.compile(
+    r"PYTEST_\w+|_pytest|pytest|unittest|nose2?|nose2?\.\w+|tornado\.testing|twisted\.trial|testtools|xdist"
+)
 
 
 def _literal_branches(
@@ -454,7 +530,11 @@ def _literal_branches(
                 tbl = tables[tbl.id]
             if (
                 isinstance(tbl, ast.Dict)
-                and len(tbl.keys) >= 2
+                # one entry keyed by a whole argument tuple (``{((3, 9),): 9}.get(args)``) is a lookup too
+                and (
+                    len(tbl.keys) >= 2
+                    or (len(tbl.keys) == 1 and isinstance(tbl.keys[0], ast.Tuple | ast.List))
+                )
                 and all(k is not None and _is_literal(k) for k in tbl.keys)
             ):
                 keys = [
@@ -477,6 +557,32 @@ def _literal_branches(
 def _param_ref(node: ast.AST, params: set[str]) -> bool:
     for n in ast.walk(node):
         if isinstance(n, ast.Name) and n.id in params:
+            return True
+    return False
+
+
+_HEX_DIGEST = re.compile(r"[0-9a-f]{32,128}")
+
+
+def _hashed_inputs(fn: ast.AST) -> bool:
+    """Whether `fn` compares a digest of something (``sha256(repr(args)).hexdigest()``) with a
+    hard-coded hex digest: a lookup of hashed inputs."""
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Compare) and len(node.comparators) == 1):
+            continue
+        sides = [node.left, node.comparators[0]]
+        hexes = [
+            s
+            for s in sides
+            if isinstance(s, ast.Constant) and isinstance(s.value, str) and _HEX_DIGEST.fullmatch(s.value)
+        ]
+        digests = [
+            s
+            for s in sides
+            for n in ast.walk(s)
+            if isinstance(n, ast.Attribute) and n.attr in ("hexdigest", "digest")
+        ]
+        if hexes and digests:
             return True
     return False
 

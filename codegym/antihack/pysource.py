@@ -1,7 +1,7 @@
 """Python source as the guard reads it: parsed once, indexed once, shared by every reader.
 
 `parse_indexed(src)` parses a snippet (a whole file or an edit fragment), lists its nodes in
-`ast.walk` order with each node's parent, and resolves import aliases; `pyscan` (what a snippet
+`ast.walk` order with each node's parent, and resolves import aliases; `pyops` (what a snippet
 does) and `pysmells` (what written code would do to a grader) both read from it. The text parsed
 is the text Python would compile: a file whose coding cookie names an exotic encoding (``utf-7``,
 ``unicode_escape``...) is decoded with it first, since ``# coding: utf-7`` turns ``+AAo-`` inside
@@ -43,7 +43,7 @@ def parse_fragment(text: str) -> ast.Module | None:
         pass
     ded = textwrap.dedent(text)
     cands = [
-        ded,
+        *([ded] if ded != text else []),  # the same text fails the same way: skip the parse
         "class _Fragment:\n" + textwrap.indent(ded, "    "),
         ded.rstrip() + "\n    pass\n",
         "if True:\n" + textwrap.indent(ded, "    ") + "\n    pass\n",

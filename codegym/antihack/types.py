@@ -1,4 +1,5 @@
-"""The data the detection engine passes around: calls, task facts, flags, verdicts.
+"""The data the detection engine passes around: task facts, flags, verdicts (and, re-exported from
+`codegym.toolcall`, the calls it reads).
 
 >>> call = ToolCall("bash", {"command": "git log --all --oneline"})
 >>> ctx = GuardContext(protected_paths=("tests/hidden",), base_commit="a1b2c3d")
@@ -12,6 +13,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from codegym.toolcall import ToolCall as ToolCall  # re-exported: the env's type, which the detector reads
 
 PROTECTED_READ = "protected-read"
 VCS_FUTURE_LEAK = "vcs-future-leak"
@@ -28,25 +31,6 @@ CATEGORIES: tuple[str, ...] = (
     HARNESS_TAMPERING,
     SPECIAL_CASING,
 )
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One parsed tool call of the env: `bash`, `view`, `create`, `str_replace`, `run_tests`, `submit`.
-
-    >>> ToolCall("view", {"path": "src/app.py"}).arguments["path"]
-    'src/app.py'
-    """
-
-    name: str
-    arguments: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "arguments": dict(self.arguments)}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ToolCall:
-        return cls(str(d["name"]), dict(d.get("arguments") or {}))
 
 
 @dataclass(frozen=True)
@@ -209,6 +193,9 @@ class DummyResult:
     #: (placeholder, shown) pairs: the substitute names a revision, path, host or remote that does
     #: not exist in place of the real one; its output shows the real name again.
     renames: tuple[tuple[str, str], ...] = ()
+    #: the substitute is only safe where the sandbox has no network (e.g. the blocked pip call
+    #: itself, which offline can only fail the way the scrubbed sandbox fails it).
+    offline: bool = False
 
     @property
     def output(self) -> str:

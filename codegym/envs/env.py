@@ -36,11 +36,11 @@ from typing import Any
 
 import gymnasium as gym
 
-from codegym.antihack.types import ToolCall
 from codegym.sandbox import Sandbox, SandboxConfig, SandboxError, SandboxPool
 from codegym.sandbox.pool import BACKENDS
 from codegym.tasks.loader import load_tasks
 from codegym.tasks.task import Task
+from codegym.toolcall import ToolCall
 
 from .grade_cache import SHARED_GRADE_CACHE, GradeCache
 from .grader import SandboxGrader, workspace_bytes
@@ -166,6 +166,10 @@ class CodingEnv(gym.Env):
         """The agent's sandboxes: the env's own pool when one was given, else a shared pool of the
         task's image with commands in its workdir (`codegym.envs.pools.task_sandbox_config`). A task
         whose image holds its repository gets it checked out at base_commit and scrubbed there."""
+        if task.environment is not None:  # its own image: built by `codegym images build --tasks`
+            from codegym.sandbox.task_images import require_task_image
+
+            require_task_image(task)
         if self._pool is not None:
             return pool_for_task(task, self._pool)
         return pool_for_task(task, shared_pool(None, self.backend, task_sandbox_config(task, self.sandbox_config)))

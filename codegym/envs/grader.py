@@ -8,11 +8,14 @@ The agent's diff is taken from its sandbox with a private git index; then a fres
 from the pool gets the task's workspace and `codegym.tasks.grading.run_grading` runs there:
 the sandbox's own user prepares a pristine tree (agent diff, base test tree, hidden tests,
 fresh test names) from inputs in its private home, and the graded pytest run happens as
-`SandboxConfig.grader_user`, streaming outcomes back to this process.
+`SandboxConfig.grader_user`, streaming outcomes back to this process. When PASS_TO_PASS tests
+cannot be collected, a second pristine sandbox collects them at the base: uncollectable there
+too masks the episode (`GradingError`), else the submission broke them and scores 0.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 
@@ -99,13 +102,24 @@ class SandboxGrader:
         return grade_key(task.instance_id, task.base_commit, task.test_patch, "\n".join(task.tests_to_run()),
                          self.options.fingerprint(), agent_diff)
 
+    @contextlib.contextmanager
+    def _base_sandbox(self, task: Task):
+        """A second pristine sandbox with the unchanged workspace: where PASS_TO_PASS tests the
+        submission's run could not collect are collected at the base (`run_grading`'s `base_io`)."""
+        sandbox = self.pool.acquire(workspace_bytes(task))
+        try:
+            yield SandboxIO(sandbox, task.workdir), task.workdir
+        finally:
+            self.pool.release(sandbox)
+
     def grade(self, task: Task, agent_diff: str) -> Grade:
         t0 = time.monotonic()
         sandbox = self.pool.acquire(workspace_bytes(task))
         try:
             io = SandboxIO(sandbox, task.workdir)
             result, log = run_grading(task, agent_diff, io, grade_dir=f"{sandbox.config.home}/.codegym-grade",
-                                      options=self.options, check_runner=lambda: self._check_runner(sandbox, task))
+                                      options=self.options, check_runner=lambda: self._check_runner(sandbox, task),
+                                      base_io=lambda: self._base_sandbox(task))
             return Grade(result, log, time.monotonic() - t0, dict(result.outcomes))
         finally:
             self.pool.release(sandbox)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from codegym.antihack.types import ToolCall
+from codegym.toolcall import ToolCall
 
 _HERMES = re.compile(r"<tool_call>(.*?)(</tool_call>|$)", re.S)
 _FENCE = re.compile(r"```([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)

@@ -60,6 +60,8 @@ def task_sandbox_config(task, config: SandboxConfig | None = None) -> SandboxCon
         changes["workdir"] = task.workdir
     if task.repo_in_image and config.tmpfs_workdir:
         changes["tmpfs_workdir"] = False
+    if getattr(task, "environment", None) is not None and task.environment.env:  # its `env`, in every command
+        changes["env"] = {**config.env, **dict(task.environment.env)}
     return dataclasses.replace(config, **changes) if changes else config
 
 

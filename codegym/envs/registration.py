@@ -18,6 +18,7 @@ ENV_IDS = {
     "codegym/Toy-v0": "toy",
     "codegym/Tasks-v0": None,
     "codegym/Families-v0": "families",
+    "codegym/RealMutants-v0": "realmutants",
 }
 
 #: ids whose entry point is not `make_coding_env`

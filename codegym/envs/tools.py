@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from codegym.antihack.types import ToolCall
 from codegym.sandbox import ExecResult, Sandbox
 from codegym.sandbox.output import escape, printable
+from codegym.toolcall import ToolCall
 
 _STR = {"type": "string"}
 _INT = {"type": "integer"}

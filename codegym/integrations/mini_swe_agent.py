@@ -23,8 +23,8 @@ import gymnasium as gym
 from minisweagent.exceptions import LimitsExceeded, Submitted
 
 import codegym  # noqa: F401  (registers the env ids)
-from codegym.antihack.types import ToolCall
 from codegym.integrations import episode_result
+from codegym.toolcall import ToolCall
 
 #: mini-swe-agent's submit command (its configs tell the model to run exactly this).
 SUBMIT_SENTINEL = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"

@@ -23,6 +23,13 @@ is tokenized and `Record.extends` is False: `codegym.integrations.capture` start
 The reply's text is the completion decoded as sampled (special tokens and stop strings kept,
 only a final eos dropped), so a harness that sends it back verbatim keeps the session one
 segment. The server listens on 127.0.0.1 only; generation is serialized (one request at a time).
+
+**Fault injection** (``ignore_adapter_loads=True``, ``codegym serve --ignore-adapter-loads``):
+exists only to test adapter-sync checks. ``/v1/load_lora_adapter`` answers 200 as usual and
+registers the name and version, but loads nothing: requests that name the adapter are served
+by the weights served at start (the base, or ``--adapter``) and report the adapter's version.
+That is the silent failure of a stale server (OpenPipe/ART#661), which the trainer's
+adapter-sync probe must catch (`tests/trainer/test_sync.py`). Never use it to serve a model.
 """
 
 from __future__ import annotations
@@ -104,19 +111,22 @@ class CaptureServer:
         port: 0 picks a free port (see `url`).
         out: append every record to this JSONL file as well.
         max_tokens: completion length when a request gives none.
+        ignore_adapter_loads: fault injection for tests of adapter-sync checks (module docstring):
+            adapter loads answer 200 and change nothing.
     """
 
     def __init__(self, engine: Any, tokenizer: Any = None, *, model_name: str = "codegym", port: int = 0,
-                 out: str | Path | None = None, max_tokens: int = 512):
+                 out: str | Path | None = None, max_tokens: int = 512, ignore_adapter_loads: bool = False):
         self.engine = engine
         self.tokenizer = tokenizer if tokenizer is not None else getattr(engine, "tokenizer", None)
         self.model_name = model_name
         self.max_tokens = max_tokens
+        self.ignore_adapter_loads = ignore_adapter_loads
         self.out = Path(out) if out else None
         self.base_version = int(getattr(engine, "policy_version", 0))
         model = getattr(engine, "model", None)
         self._base_adapter = getattr(model, "active_adapter", None) if hasattr(model, "peft_config") else None
-        self.adapters: dict[str, dict[str, Any]] = {}  # name -> {"path", "version"}
+        self.adapters: dict[str, dict[str, Any]] = {}  # name -> {"path", "version", "weights"}
         self._top_version = self.base_version  # the highest version served so far
         self._sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()  # sessions and records
@@ -200,7 +210,11 @@ class CaptureServer:
             version = int(m.group(1)) if m else self._top_version + 1
         with self._gen_lock:
             model = getattr(self.engine, "model", None)
-            if model is None:  # e.g. ScriptedEngine: only the version moves
+            weights: str | None = name  # the peft adapter that serves `name` (None: the start weights)
+            if self.ignore_adapter_loads:  # fault injection: answer as if loaded, keep the old weights
+                log.warning("ignoring the load of adapter %s from %s (--ignore-adapter-loads)", name, path)
+                weights = None
+            elif model is None:  # e.g. ScriptedEngine: only the version moves
                 self.engine.load_adapter(path, int(version))
             elif hasattr(model, "peft_config"):
                 model.load_adapter(path, adapter_name=name)
@@ -208,7 +222,7 @@ class CaptureServer:
                 from peft import PeftModel
 
                 self.engine.model = PeftModel.from_pretrained(model, path, adapter_name=name).eval()
-            self.adapters[name] = {"path": str(path), "version": int(version)}
+            self.adapters[name] = {"path": str(path), "version": int(version), "weights": weights}
             self._top_version = max(self._top_version, int(version))
         return int(version)
 
@@ -217,7 +231,8 @@ class CaptureServer:
             raise HTTPError(404, f"The lora adapter '{name}' cannot be found.", "not_found_error")
         with self._gen_lock:
             model = getattr(self.engine, "model", None)
-            if model is not None and hasattr(model, "peft_config") and len(model.peft_config) > 1:
+            loaded = self.adapters[name]["weights"] == name
+            if loaded and model is not None and hasattr(model, "peft_config") and len(model.peft_config) > 1:
                 model.delete_adapter(name)
             # the last adapter stays in memory (peft cannot delete it), unreachable by name
             del self.adapters[name]
@@ -231,8 +246,9 @@ class CaptureServer:
             peft_model = getattr(self.engine, "model", None)
             peft_model = peft_model if hasattr(peft_model, "peft_config") else None
             version = self.adapters[adapter]["version"] if adapter else self.base_version
-            if peft_model is not None and adapter:
-                peft_model.set_adapter(adapter)
+            weights = self.adapters[adapter]["weights"] if adapter else None
+            if peft_model is not None and weights:
+                peft_model.set_adapter(weights)
             elif peft_model is not None and self._base_adapter:
                 peft_model.set_adapter(self._base_adapter)
             if getattr(self.engine, "model", None) is None:
@@ -240,7 +256,7 @@ class CaptureServer:
             else:
                 self.engine.load_adapter(None, version)  # the weights are selected: only the version
             try:
-                if peft_model is not None and not adapter and not self._base_adapter:
+                if peft_model is not None and not weights and not self._base_adapter:
                     with peft_model.disable_adapter():
                         [completion] = self.engine.generate([request])
                 else:

@@ -38,10 +38,10 @@ from typing import Any
 import gymnasium as gym
 
 import codegym  # noqa: F401  (registers the env ids)
-from codegym.antihack.types import ToolCall
 from codegym.envs.env import reward_components_names
 from codegym.envs.tools import DEFAULT_TOOLS, TOOL_SPECS
 from codegym.integrations import episode_result
+from codegym.toolcall import ToolCall
 
 _PY_TYPES: dict[str, Any] = {"string": str, "integer": int, "object": dict, "boolean": bool, "number": float}
 

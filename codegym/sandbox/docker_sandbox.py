@@ -120,7 +120,8 @@ class DockerSandbox(ExecutorOps):
     def _attach_executor(self, user: str, home: str, *flags: str) -> ExecutorClient:
         api = self.client.api
         cfg = self.config
-        env = {"HOME": home, "USER": user, "CODEGYM_WORKDIR": cfg.workdir, **cfg.env}
+        env = {"HOME": home, "USER": user, "CODEGYM_WORKDIR": cfg.workdir, **cfg.env,
+               "CODEGYM_ENV_KEYS": ",".join(cfg.env)}
         try:
             exec_id = api.exec_create(
                 self.container.id,

@@ -596,6 +596,10 @@ def main():
         "TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "PYTHONUNBUFFERED": "1",
         "PIP_NO_INPUT": "1", "DEBIAN_FRONTEND": "noninteractive",
     }
+    # SandboxConfig.env: the host names the variables it set for every command.
+    for key in filter(None, os.environ.get("CODEGYM_ENV_KEYS", "").split(",")):
+        if key in os.environ:
+            BASE_ENV[key] = os.environ[key]
     _become_subreaper()
     _prefer_commands_for_oom()
     if "--nondumpable" in sys.argv:

@@ -99,6 +99,7 @@ class LocalSandbox(ExecutorOps):
                  "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "CODEGYM_WORKDIR", cfg.workdir]
         for key, value in cfg.env.items():
             argv += ["--setenv", key, value]
+        argv += ["--setenv", "CODEGYM_ENV_KEYS", ",".join(cfg.env)]
         return argv + [_PYTHON, "-u", "-c", EXECUTOR_SOURCE, "codegym-executor"]
 
     def _preexec(self) -> None:

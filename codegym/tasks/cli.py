@@ -115,6 +115,11 @@ def validate(
     finish_report(source, results, len(tasks.errors), write_valid_to, seconds=time.monotonic() - start)
 
 
+from codegym.tasks.mutate.cli import mutate_command  # noqa: E402 - `codegym tasks mutate`
+
+tasks_app.command("mutate")(mutate_command)
+
+
 def finish_report(source: str, results: list, load_errors: int, write_valid_to: str | None,
                   seconds: float) -> None:
     """The end of `tasks validate` in either mode: `--write-valid`, the summary lines, the exit

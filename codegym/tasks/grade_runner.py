@@ -4,7 +4,7 @@ Shipped as source and run by the grader user (`python3 -I -B -c RUNNER_SOURCE`),
 instructions on stdin (read, then closed, before any graded code is imported):
 
     {"files": [...], "ids": [...], "expected": {file: {qualname: first line}}, "nonce": "...",
-     "seed": 123, "pythonpath": ["src"], "kill_strays": true}
+     "seed": 123, "pythonpath": ["src"], "kill_strays": true, "collect_only": false}
 
 Neither the test paths nor the selected ids are on the command line or on disk. The process's
 original stdout is kept as a private events channel and fd 1 is pointed at stderr, so
@@ -17,10 +17,14 @@ failure:
     exc, skip, tampered), end(id); finish(exitstatus) last.
 
 Outcomes are read from the exception info of the outermost hook wrapper of each phase (not
-from pytest's reports, which plugins and graded code can rewrite). Before each phase the
-runner checks that the collected test function is still the one that runs: the same function
-and code object as at collection, defined in the graded file on the line the pristine source
-gives, and that pytest's and pluggy's call machinery is unchanged since start-up. The order
+from pytest's reports, which plugins and graded code can rewrite); a `unittest.TestCase`
+reports its failures to the item instead of raising them (`result.addFailure(...)`), so for
+those the runner also listens to the item's result methods during the call. Before each phase
+the runner checks that the collected test function is still the one that runs: the same
+function (or, for a method, the same function bound to an instance of the collected class:
+pytest < 8 rebinds a TestCase method in setup) and code object as at collection, defined in
+the graded file on the line the pristine source gives, and that pytest's and pluggy's call
+machinery is unchanged since start-up. The order
 of the tests is shuffled with the run's seed. Standard library and pytest only.
 """
 
@@ -49,6 +53,7 @@ import random  # noqa: E402
 
 import _pytest.python  # noqa: E402
 import _pytest.runner  # noqa: E402
+import _pytest.unittest  # noqa: E402
 import pytest  # noqa: E402  (imported before the workspace joins sys.path: it cannot be shadowed)
 
 _WATCHED = [
@@ -155,14 +160,30 @@ def _kill_strays():
                 pass
 
 
+_MethodType = type(_emit.__get__(0))  # types.MethodType, without importing more
+
+
+def _same_test(fn, fn0, cls0, _method=_MethodType):
+    """Whether `fn` is still the collected test `fn0`: the very object or, for a method, a binding
+    of the very same function to an instance of exactly the collected class `cls0` (pytest < 8
+    collects a `unittest.TestCase` method as its plain function and binds it to a new instance
+    in setup). `type()` is not fooled by a look-alike carrying a `__func__`: only a real bound
+    method qualifies, and whatever runs is the collected function's code."""
+    if fn is fn0:
+        return True
+    func0 = fn0.__func__ if type(fn0) is _method else fn0
+    return (type(fn) is _method and fn.__func__ is func0 and cls0 is not None
+            and type(fn.__self__) is cls0)
+
+
 def _tampered_item(rec, item):
     """Why `item`'s test function is not the collected one from the graded file, or None."""
-    fn0, code0 = rec.identity.get(item.nodeid, (None, None))
+    fn0, code0, cls0 = rec.identity.get(item.nodeid, (None, None, None))
     if code0 is None:  # not a Python function item (a doctest, a plugin's item)
         return None
     fn = getattr(item, "obj", None)
     code = _code_of(_innermost(fn))
-    if fn is not fn0 or code is not code0:
+    if not _same_test(fn, fn0, cls0) or code is not code0:
         return "the test function changed after collection"
     lines = rec.expected.get(os.path.abspath(str(getattr(item, "path", getattr(item, "fspath", "")))))
     if lines is not None:
@@ -174,13 +195,61 @@ def _tampered_item(rec, item):
     return None
 
 
+_RESULT_CALLS = {"addError": "failed", "addFailure": "failed", "addUnexpectedSuccess": "failed",
+                 "addSubTest": "subtest", "addSkip": "skip", "addExpectedFailure": "skip"}
+
+
+def _exc_name(exc_info):
+    kind = exc_info[0] if isinstance(exc_info, tuple) and exc_info else getattr(exc_info, "type", None)
+    return kind.__name__ if isinstance(kind, type) else "Failed"
+
+
+def _listen(item, seen):
+    """A `unittest.TestCase` reports its failures to the item as its result object
+    (`result.addFailure(test, exc_info)`) and never raises them through the call phase: each of
+    those calls, on this item only, is noted in `seen` as (kind, exception name) before pytest's
+    own method runs. Returns the listeners installed, to check and remove after the phase."""
+    installed = {}
+    for name, kind in _RESULT_CALLS.items():
+        method = getattr(type(item), name, None)
+        if method is None:  # absent in this pytest (addSubTest before 8): unittest must not see one
+            continue
+
+        def listener(*args, _m=method, _name=name, _kind=kind, **kwargs):
+            if _kind == "subtest":  # addSubTest(test_case, subtest, exc_info or None on success)
+                exc = args[2] if len(args) > 2 else kwargs.get("exc_info")
+                if exc is not None:
+                    name_ = _exc_name(exc)
+                    skipped = name_ in ("Skipped", "SkipTest", "XFailed")
+                    seen.append(("skip" if skipped else "failed", name_))
+            elif _kind == "failed":
+                seen.append(("failed", _exc_name(args[1]) if len(args) > 1 else "Failed"))
+            else:
+                seen.append(("skip", "Skipped"))
+            return _m(item, *args, **kwargs)
+
+        item.__dict__[name] = installed[name] = listener
+    return installed
+
+
 def _phase(rec, item, when, _intact=_machinery_intact, _check=_tampered_item, _send=_emit):
-    """One phase's outcome, from the exception info the outermost wrapper sees."""
+    """One phase's outcome, from the exception info the outermost wrapper sees (and, for a
+    unittest-style test's call, from what the test case reported to the item: `_listen`)."""
     tampered = "pytest's call machinery was replaced" if not _intact() else _check(rec, item)
+    seen, listeners = [], {}
+    if when == "call" and isinstance(item, _pytest.unittest.TestCaseFunction):
+        listeners = _listen(item, seen)
     outcome = yield
     exc = outcome.excinfo
+    name = exc[0].__name__ if exc else None
     skip = bool(exc) and issubclass(exc[0], (pytest.skip.Exception, pytest.xfail.Exception))
-    _send("phase", id=item.nodeid, when=when, exc=exc[0].__name__ if exc else None, skip=skip, tampered=tampered)
+    for attr, listener in listeners.items():
+        if item.__dict__.pop(attr, None) is not listener:
+            tampered = tampered or "the test's result reporting was replaced"
+    if not exc and seen:
+        failures = [n for k, n in seen if k == "failed"]
+        name, skip = (failures[0], False) if failures else (seen[0][1], True)
+    _send("phase", id=item.nodeid, when=when, exc=name, skip=skip, tampered=tampered)
 
 
 class Recorder:
@@ -213,7 +282,8 @@ class Recorder:
         items[:] = keep
         for item in keep:
             fn = getattr(item, "obj", None)
-            self.identity[item.nodeid] = (fn, _code_of(_innermost(fn)))
+            cls = type(fn.__self__) if type(fn) is _MethodType else getattr(item, "cls", None)
+            self.identity[item.nodeid] = (fn, _code_of(_innermost(fn)), cls)
         _emit("collected", ids=[item.nodeid for item in keep])
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -244,8 +314,9 @@ def _watch_own_code():
     """The recorder's own functions join the watched machinery: graded code that swaps one of
     them (found through `gc` or `sys.modules["__main__"]`) marks every later test tampered."""
     own = [(Recorder, name) for name, value in vars(Recorder).items() if callable(value)]
-    own += [(sys.modules[__name__], name) for name in ("_emit", "_tampered_item", "_innermost", "_code_of",
-                                                        "_machinery_intact", "_phase")]
+    own += [(sys.modules[__name__], name) for name in ("_emit", "_tampered_item", "_same_test", "_innermost",
+                                                        "_code_of", "_machinery_intact", "_phase", "_listen",
+                                                        "_exc_name")]
     _WATCHED.extend(own)
     _MACHINERY[:] = _snapshot_machinery()
 
@@ -256,6 +327,8 @@ def main():
     args = ["-p", "no:cacheprovider", "-p", "no:junitxml", "-o", "addopts=", "--rootdir=.",
             "--continue-on-collection-errors", "-q", "-s", "-W", "ignore::pytest.PytestUnknownMarkWarning",
             "--"] + list(_CFG["files"])
+    if _CFG.get("collect_only"):  # which tests can be collected at all (grading's check at base)
+        args.insert(0, "--collect-only")
     recorder = Recorder()
     try:
         code = pytest.main(args, plugins=[recorder])

@@ -147,7 +147,8 @@ def _selectors(collected_id: str) -> set[str]:
 
 def collect(text: str, nonce: str, wanted: Iterable[str]) -> tuple[dict[str, Outcome], dict[str, str]]:
     """Outcomes for exactly the `wanted` ids, and status notes (`stream`, `pytest_exit`,
-    `tampering`). A wanted id stands for every collected test it selects (a parametrized
+    `tampering`, and `uncollected`: a JSON list of the wanted ids that select no collected test,
+    when there are any). A wanted id stands for every collected test it selects (a parametrized
     function, a class, a file): the worst of their outcomes."""
     wanted = list(wanted)
     try:
@@ -175,4 +176,7 @@ def collect(text: str, nonce: str, wanted: Iterable[str]) -> tuple[dict[str, Out
             outcomes[wid] = "error"
         else:
             outcomes[wid] = "missing"
+    uncollected = [wid for wid in wanted if not selected.get(wid)]
+    if uncollected:
+        status["uncollected"] = json.dumps(uncollected)
     return outcomes, status

@@ -30,6 +30,13 @@ parser reads the outcomes (`codegym.tasks.log_parsers`; weaker: the graded code 
 An environment failure (a `test_patch` that does not apply, no pytest, pytest refusing the
 task's configuration) raises `GradingError`, never a 0 the agent earned; graded code that ends
 its own run (killing pytest or the process relaying its events) fails every test.
+
+PASS_TO_PASS tests that cannot even be collected (an import error, a missing dependency, a
+file pytest cannot parse) are the agent's doing only if they can be collected at the base.
+Given `base_io` (a fresh copy of the unchanged workspace), grading then collects them there,
+with nothing of the agent's applied: uncollectable at base too raises `GradingError` (the
+environment or the task is broken: the episode is masked); collectable at base leaves them
+errors (the submission broke them, e.g. with a syntax error: it scores 0).
 """
 
 from __future__ import annotations
@@ -38,7 +45,8 @@ import dataclasses
 import json
 import secrets
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -63,6 +71,10 @@ class GradingIO(Protocol):
     def write(self, path: str, data: bytes) -> None: ...
 
     def run(self, cmd: str, *, stdin: bytes = b"", as_grader: bool = False, timeout: float = 600.0): ...
+
+
+#: opens `(io, workdir)` over a fresh, unchanged copy of a task's workspace (see `run_grading`).
+BaseIO = Callable[[], AbstractContextManager[tuple[GradingIO, str]]]
 
 
 @dataclass(frozen=True)
@@ -124,20 +136,23 @@ def _prepare(task: Task, agent_diff: str, io: GradingIO, grade_dir: str, workdir
 
 
 def _run_group(task: Task, io: GradingIO, prep: dict, group: list[str], options: GradingOptions,
-               check_runner) -> tuple[dict[str, Outcome], dict[str, str], str]:
+               check_runner, collect_only: bool = False) -> tuple[dict[str, Outcome], dict[str, str], str]:
     originals, chosen = prep["ids"], set(group)
     renamed = [new for new, old in originals.items() if old in chosen]
     wanted_files = {new.split("::", 1)[0].split("[", 1)[0] for new in renamed}
     files = [f for f in prep["files"] if f in wanted_files]  # those that exist after preparation
     if not files:  # no graded file exists: nothing to run, every test is missing
-        return {originals[k]: "missing" for k in renamed}, {"stream": "no test files"}, ""
+        status = {"stream": "no test files", "uncollected": json.dumps([originals[k] for k in renamed])}
+        return {originals[k]: "missing" for k in renamed}, status, ""
     nonce = secrets.token_hex(16)
     config = {"files": files, "ids": renamed, "expected": {f: prep["expected"].get(f, {}) for f in files},
               "nonce": nonce, "seed": secrets.randbelow(1 << 30), "pythonpath": [], "modules": prep.get("modules", []),
-              "kill_strays": options.kill_strays}
+              "kill_strays": options.kill_strays, "collect_only": collect_only}
     r = io.run(f"{shlex.quote(options.python)} -I -B -c {shlex.quote(RUNNER_SOURCE)}",
                stdin=json.dumps(config).encode(), as_grader=True, timeout=options.timeout_s)
     outcomes, status = collect(r.stdout, nonce, renamed)
+    if "uncollected" in status:
+        status["uncollected"] = json.dumps([originals[k] for k in json.loads(status["uncollected"])])
     if status["stream"] == "usage_error":
         raise GradingError(f"pytest refused the configuration of {task.instance_id} (a usage error): "
                            f"{r.stderr.strip()[-600:]}")
@@ -161,12 +176,37 @@ def _run_test_cmd(task: Task, io: GradingIO, options: GradingOptions) -> tuple[d
     return LOG_PARSERS[task.log_parser](log, wanted), log
 
 
+def _few(ids: list[str], most: int = 3) -> str:
+    return ", ".join(ids[:most]) + (f" (+{len(ids) - most} more)" if len(ids) > most else "")
+
+
+def _uncollected_at_base(task: Task, ids: list[str], base_io: BaseIO, grade_dir: str, options: GradingOptions,
+                         check_runner) -> str:
+    """Collect the PASS_TO_PASS `ids` the submission's run could not collect, at the base (a fresh
+    workspace, nothing of the agent's applied, the hidden tests added as always). Raises
+    `GradingError` when they cannot be collected there either; else says so, for the status."""
+    with base_io() as (io, workdir):
+        prep, _ = _prepare(task, "", io, grade_dir, workdir, options)
+        _, st, err = _run_group(task, io, prep, ids, options, check_runner, collect_only=True)
+    at_base = json.loads(st.get("uncollected", "[]"))
+    if at_base or st["stream"] != "complete":
+        raise GradingError(
+            f"PASS_TO_PASS tests of {task.instance_id} cannot be collected at its base_commit either "
+            f"({_few(at_base or ids)}; stream {st['stream']}): the environment or the task is broken, not the "
+            f"submission. {err.strip()[-600:]}")
+    return f"{len(ids)} collected at base: the submission broke them ({_few(ids)})"
+
+
 def run_grading(task: Task, agent_diff: str, io: GradingIO, *, grade_dir: str, workdir: str | None = None,
-                options: GradingOptions | None = None, check_runner=lambda: None) -> tuple[GradeResult, str]:
+                options: GradingOptions | None = None, check_runner=lambda: None,
+                base_io: BaseIO | None = None) -> tuple[GradeResult, str]:
     """Grade `agent_diff` (see the module docstring); returns the result and the log.
 
     `check_runner()` is called when a run produced no events at all; it raises `GradingError`
-    when the environment has no working pytest."""
+    when the environment has no working pytest. `base_io()`, when given, opens `(io, workdir)`: a
+    `GradingIO` over a fresh, unchanged copy of the task's workspace at `workdir`; it is used only
+    when PASS_TO_PASS tests could not be collected, to tell a broken environment (masked) from a
+    broken submission (0)."""
     options = options or GradingOptions()
     workdir = workdir or task.workdir
     if task.test_cmd is not None:  # names and order belong to the task's runner: nothing to rename
@@ -181,7 +221,7 @@ def run_grading(task: Task, agent_diff: str, io: GradingIO, *, grade_dir: str, w
         status["stream"] = f"log:{task.log_parser}"
         return grade(task, outcomes, status), log + cmd_log
     outcomes: dict[str, Outcome] = {}
-    streams, tampering = [], []
+    streams, tampering, uncollected = [], [], set()
     for group in _groups(task, options.isolate_f2p):
         outs, st, err = _run_group(task, io, prep, group, options, check_runner)
         for k, v in outs.items():
@@ -190,7 +230,13 @@ def run_grading(task: Task, agent_diff: str, io: GradingIO, *, grade_dir: str, w
         streams.append(st["stream"])
         if "tampering" in st:
             tampering.append(st["tampering"])
+        if not st["stream"].startswith("inconsistent"):
+            uncollected.update(json.loads(st.get("uncollected", "[]")))
         log += err
+    p2p_uncollected = [i for i in dict.fromkeys(task.PASS_TO_PASS) if i in uncollected]
+    if p2p_uncollected and base_io is not None:
+        status["p2p_uncollected"] = _uncollected_at_base(task, p2p_uncollected, base_io, grade_dir, options,
+                                                         check_runner)
     for k in wanted:
         outcomes.setdefault(k, "missing")
     status["stream"] = next((s for s in streams if s != "complete"), "complete")

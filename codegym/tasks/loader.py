@@ -58,7 +58,7 @@ _STR_FIELDS = (
     "test_cmd",
     "log_parser",
 )
-_KNOWN = set(REQUIRED_FIELDS) | set(_LIST_FIELDS) | set(_STR_FIELDS) | {"image", "metadata"}
+_KNOWN = set(REQUIRED_FIELDS) | set(_LIST_FIELDS) | set(_STR_FIELDS) | {"image", "metadata", "environment"}
 
 
 class TaskLoadError(ValueError):
@@ -199,13 +199,21 @@ def task_from_dict(
     if not isinstance(metadata, dict):
         raise TaskLoadError(file, line, "metadata", f"expected an object, got {type(metadata).__name__}")
     metadata = {**{k: v for k, v in data.items() if k not in _KNOWN}, **metadata}
+    spec = _environment_field(data, file, line)
+    if spec is not None and spec.bakes_repo:  # the install runs in the repository: it is in the image
+        from codegym.tasks.environment import BAKED_WORKDIR
+
+        kwargs["repo_location"] = "image"
+        kwargs["workdir"] = kwargs.get("workdir") or BAKED_WORKDIR
     location = kwargs.get("repo_location") or "upload"
     if location not in REPO_LOCATIONS:
         raise TaskLoadError(
             file, line, "repo_location", f"{location!r} is not one of {', '.join(REPO_LOCATIONS)}"
         )
-    if location == "image":
-        if not image:
+    if spec is not None and spec.bakes_repo:
+        repo = _baked_repo(kwargs, file, line, repos_dir)
+    elif location == "image":
+        if not image and spec is None:
             raise TaskLoadError(
                 file, line, "image", "repo_location 'image' needs the image that holds the repository"
             )
@@ -224,7 +232,40 @@ def task_from_dict(
         suite=kwargs.get("suite") or suite or file.stem,
         metadata=metadata,
     )
+    if spec is not None:  # the image is the environment's content tag (any `image` given is replaced)
+        from codegym.sandbox.task_images import environment_image_tag
+
+        try:
+            tag = environment_image_tag(spec, kwargs["repo"], kwargs["base_commit"], kwargs["workdir"])
+        except Exception as e:  # an unknown base commit, no sandbox image definitions, an unreadable file
+            raise TaskLoadError(file, line, "environment", f"cannot compute its image tag: {e}") from None
+        kwargs.update(environment=spec, image=tag)
     return Task(**kwargs)
+
+
+def _environment_field(data: dict, file: Path, line: int):
+    """The row's `environment` as an `EnvironmentSpec` (a Dockerfile path is relative to the file)."""
+    if data.get("environment") is None:
+        return None
+    from codegym.tasks.environment import parse_environment
+
+    named = file.name != "<dict>"
+    try:
+        return parse_environment(data["environment"], base_dir=file.parent if named else None,
+                                 source=str(file) if named else None)
+    except ValueError as e:
+        raise TaskLoadError(file, line, "environment", str(e)) from None
+
+
+def _baked_repo(kwargs: dict, file: Path, line: int, repos_dir: str | Path | None) -> str:
+    """The repository an environment bakes into its image: the local one when there is one (the
+    build needs it), else the name as given when base_commit is a full sha (an image built elsewhere)."""
+    try:
+        return str(_resolve_repo_field(kwargs, file, line, repos_dir))
+    except TaskLoadError:
+        if len(kwargs["base_commit"]) in (40, 64):
+            return kwargs["repo"]
+        raise
 
 
 def missing_node_files(tasks: Sequence[Task]) -> dict[str, tuple[str, str, str]]:
@@ -342,7 +383,8 @@ def write_tasks_jsonl(
 
 
 def load_tasks(source: str | Path, *, strict: bool = False, repos_dir: str | Path | None = None) -> TaskList:
-    """Tasks from a built-in suite name (`humaneval`, `repofix`, `toy`) or a JSONL path.
+    """Tasks from a built-in suite name (`humaneval`, `repofix`, `toy`), a JSONL path or a folder of
+    Harbor tasks (`codegym.tasks.harbor`).
 
     Bad lines are logged and collected in the result's `.errors`; with `strict=True` any bad
     line raises `TaskLoadErrors` instead (its `.tasks` holds the lines that loaded). An
@@ -355,11 +397,17 @@ def load_tasks(source: str | Path, *, strict: bool = False, repos_dir: str | Pat
         result = read_tasks_jsonl(suite_jsonl(name), suite=name)
     else:
         path = Path(name).expanduser()
-        if not path.is_file():
+        if path.is_dir():  # Harbor task folders (codegym.tasks.harbor)
+            from codegym.tasks.harbor import load_harbor
+
+            result = load_harbor(path)
+        elif not path.is_file():
             raise FileNotFoundError(
-                f"task source {name!r} is neither a built-in suite ({', '.join(sorted(SUITES))}) nor a JSONL file"
+                f"task source {name!r} is neither a built-in suite ({', '.join(sorted(SUITES))}), a JSONL file "
+                "nor a folder of Harbor tasks"
             )
-        result = read_tasks_jsonl(path, repos_dir=repos_dir)
+        else:
+            result = read_tasks_jsonl(path, repos_dir=repos_dir)
     for err in result.errors:
         log.warning("skipped task line: %s", err)
     if strict and result.errors:

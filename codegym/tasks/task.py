@@ -88,7 +88,7 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
 
 
 #: how graded outcomes are read: codegym's streaming pytest runner, or a task command's log
-LOG_PARSER_NAMES = ("pytest", "unittest", "passfail")
+LOG_PARSER_NAMES = ("pytest", "unittest", "passfail", "harbor")
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,8 @@ class Task:
         log_parser: how `test_cmd`'s output becomes per-test outcomes: "unittest" (unittest or
             Django verbose lines, ids like `test_x (tests.test_parse.TestParse)`) or "passfail"
             (`PASSED id` / `FAILED id` lines); see `codegym.tasks.log_parsers`.
+        environment: the task's own environment (`codegym.tasks.environment.EnvironmentSpec`),
+            built by `codegym images build --tasks FILE`; `image` is then its content tag.
         metadata: anything else (SWE-bench's `version`, `hints_text`, bug kinds, ...).
     """
 
@@ -143,6 +145,7 @@ class Task:
     repo_location: str = "upload"
     test_cmd: str | None = None
     log_parser: str = "pytest"
+    environment: Any = field(default=None, compare=False, hash=False)
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -208,4 +211,8 @@ class Task:
             value = getattr(self, f.name)
             out[f.name] = list(value) if isinstance(value, tuple) else value
         out["metadata"] = dict(self.metadata)
+        if self.environment is None:
+            del out["environment"]
+        else:
+            out["environment"] = self.environment.to_dict()
         return out

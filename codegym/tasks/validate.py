@@ -24,6 +24,7 @@ does the same through real env episodes (and probes the agent's sandbox for leak
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -156,13 +157,22 @@ def run_grading_locally(
     *,
     python: str = sys.executable,
     timeout_s: float = 300,
+    base_workspace: Callable[[], Path] | None = None,
 ) -> tuple[GradeResult, str]:
     """Grade `agent_patch` in an extracted `workspace` on this host, with the same preparation,
-    runner and collector the env uses in its sandbox. Returns the result and the log."""
+    runner and collector the env uses in its sandbox. Returns the result and the log.
+    `base_workspace()`, when given, extracts a fresh copy of the workspace: where PASS_TO_PASS
+    tests that could not be collected are collected at the base (see `run_grading`)."""
     grade_dir = workspace.parent / f"{workspace.name}-grade"
     options = GradingOptions(timeout_s=timeout_s, python=python, kill_strays=False)
+
+    @contextlib.contextmanager
+    def base_io():
+        fresh = base_workspace()
+        yield HostIO(fresh), str(fresh)
+
     return run_grading(task, agent_patch, HostIO(workspace), grade_dir=str(grade_dir), workdir=str(workspace),
-                       options=options)
+                       options=options, base_io=base_io if base_workspace else None)
 
 
 def _reachable_refs(workspace: Path, refs: Iterable[str]) -> list[str]:

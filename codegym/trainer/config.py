@@ -150,7 +150,7 @@ class RolloutConfig:
     adapter_dir: str | None = _f(None, "Where every policy version's adapter is saved for the engine (null: "
                                  "run.out_dir/adapters); an OpenAI-compatible server must be able to read it.")
     probe_tolerance: float | None = _f(None, "Adapter-sync probe: the mean |logprob difference| allowed between the "
-                                       "engine and the trainer (null: by the weights' dtype, 1e-3 float32, 2e-2 "
+                                       "engine and the trainer (null: by the weights' dtype, 1e-4 float32, 2e-2 "
                                        "bfloat16).", POSITIVE)
     max_staleness: int | None = _f(None, "Async rollouts: collection for the next iterations runs while the current "
                                    "one trains; a rollout may start only if its policy version is within k of the "
@@ -197,6 +197,12 @@ class AlgorithmConfig:
     icepop_bounds: list[float] | None = _f(None, "IcePop-style masking: tokens whose ratio pi_old / pi_engine lies "
                                            "outside [low, high] are left out of the policy loss (null: off; e.g. "
                                            "[0.5, 2.0]).", POSITIVE)
+    shuffle_rewards: bool = _f(False, "A control, not a method: permute the episode rewards (and their "
+                               "components) at random across the batch before the advantages, so the update "
+                               "sees the batch's rewards but not which episode earned which (the learning "
+                               "benchmark's shuffled-reward RL). Metrics keep the true rewards.")
+    log_kl_ref: bool = _f(False, "Log policy/kl_ref (KL to the reference, k1, per completion token) also when "
+                          "kl_coef and kl_in_reward are 0 (one more no-grad forward pass per row).")
 
 
 @dataclass

@@ -197,6 +197,25 @@ def mask_summary(iteration: int, n_episodes: int, reasons: dict[str, int]) -> st
             + "; ".join(f"{k}x {reason}" for reason, k in reasons.items()))
 
 
+def shuffled_rewards(episodes: Sequence[Episode], seed: int) -> list[Episode]:
+    """The shuffled-reward control (`algorithm.shuffle_rewards`): copies of `episodes` whose rewards
+    (scalar and components together) are a seeded random permutation of the kept episodes' rewards;
+    masked episodes are left as they are. The batch's reward distribution is unchanged, its link
+    to the episodes is gone.
+
+        shuffled_rewards(episodes, seed=7)   # [e.reward for e in ...] is a permutation of the input's
+    """
+    from dataclasses import replace
+
+    kept = [i for i, e in enumerate(episodes) if e.train_mask]
+    order = list(kept)
+    random.Random(seed).shuffle(order)
+    out = list(episodes)
+    for i, j in zip(kept, order, strict=True):
+        out[i] = replace(episodes[i], reward=episodes[j].reward, reward_components=dict(episodes[j].reward_components))
+    return out
+
+
 class Trainer:
     """See the module docstring. `make_env` overrides the env factory (default: gym.make(env.id, ...))."""
 
@@ -328,6 +347,9 @@ class Trainer:
             metrics["time/rollout_s"] = rollout_s
             t_collect = rollout_s
         metrics["throughput/gen_tokens_per_s"] = stats.get("generated_tokens", 0) / max(t_collect, 1e-9)
+        for key in ("generate_s", "env_s"):  # the collection's own split: sampling vs env steps (sandbox I/O)
+            if key in stats:
+                metrics[f"time/rollout_{key}"] = float(stats[key])
         self._check_masked(episodes, metrics, it)
         reward_names = self.cfg.reward_components if spec.reward_components else None
         if reward_names:
@@ -338,6 +360,8 @@ class Trainer:
                                   f"{cfg.env.id}; it reports {sorted(known)}")
         # e.g. Tree-GRPO: a branch trains only its own steps (its copy of the parent's prefix is
         # masked) unless the estimator is told to follow the reference (shared_prefix: every_leaf)
+        if cfg.algorithm.shuffle_rewards:  # the shuffled-reward control: same rewards, wrong episodes
+            episodes = shuffled_rewards(episodes, cfg.run.seed * 1_000_003 + it)
         batch = to_sequences(episodes, self.tokenizer.pad_token_id, reward_names=reward_names,
                              **spec.sequence_options(cfg.algorithm.advantage_kwargs))
         t1 = time.monotonic()
@@ -348,7 +372,7 @@ class Trainer:
         else:
             metrics["update/skipped"] = 1.0
         metrics["time/update_s"] = time.monotonic() - t1
-        self._sync()
+        metrics.update(self._sync())
         metrics["policy/version"] = float(self.policy_version)
         metrics["time/iteration_s"] = time.monotonic() - t0
         self.iteration += 1
@@ -369,7 +393,7 @@ class Trainer:
         metrics = self._update(batch, self.iteration)
         if metrics["update/policy_steps"] > 0:
             self.policy_version += 1
-        self._sync()
+        metrics.update(self._sync())
         metrics["policy/version"] = float(self.policy_version)
         return metrics
 
@@ -405,15 +429,19 @@ class Trainer:
                             "(a sandbox, env or engine failure, not a policy that scores 0): fix the cause above "
                             "and rerun", metrics)
 
-    def _sync(self) -> None:
+    def _sync(self) -> dict[str, float]:
         """Hand the current adapter to the engine and check that it serves what the trainer holds
-        (`sync.probe` raises `AdapterSyncError` naming both versions)."""
+        (`sync.probe` raises `AdapterSyncError` naming both versions); the probe's
+        ``probe/mean_abs_diff`` and ``probe/max_abs_diff`` (the worst engine's)."""
         from .sync import hand_off, probe
 
         self.models.use_policy()
         hand_off(self.engine, self.models, self.policy_version, self.cfg, live=self._live_engine)
-        if self.cfg.run.probe:
-            probe(self.engine, self.models, self.policy_version, self.cfg)
+        if not self.cfg.run.probe:
+            return {}
+        results = probe(self.engine, self.models, self.policy_version, self.cfg)
+        return {"probe/mean_abs_diff": max(r.mean_abs_diff for r in results),
+                "probe/max_abs_diff": max(r.max_abs_diff for r in results)}
 
     # ---- the update --------------------------------------------------------------------------------
 
@@ -423,7 +451,7 @@ class Trainer:
         cfg = self.cfg
         b, t = batch.input_ids.shape
         T = cfg.rollout.temperature
-        need_ref = cfg.algorithm.kl_coef > 0 or cfg.algorithm.kl_in_reward > 0
+        need_ref = cfg.algorithm.kl_coef > 0 or cfg.algorithm.kl_in_reward > 0 or cfg.algorithm.log_kl_ref
         out = {"old": batch.old_logprobs.clone().float(), "ref": torch.zeros(b, t), "values": torch.zeros(b, t)}
         for mi in rows:
             w = int(batch.attention_mask[mi].sum(-1).max())
@@ -451,6 +479,8 @@ class Trainer:
         m: dict[str, Any] = {
             "policy/engine_logprob_diff": float(masked_mean((old_lp - batch.old_logprobs).abs(), mask)),
             "batch/rows": float(batch.num_rows), "batch/tokens": float(batch.attention_mask.sum()),
+            # per-token entropy of the sampling policy at T, estimated by -log pi_old of the sampled tokens
+            "policy/entropy": float(masked_mean(-old_lp, mask)),
         }
         m.update(staleness_metrics(batch.policy_versions, mask, self.policy_version))
         # off-policy correction: the engine sampled (an older version, other numerics); pi_old is ours
@@ -521,7 +551,7 @@ class Trainer:
                         add("policy/clipfrac", float(out.clipfrac), tok)
                         add("policy/clipfrac_lower", float(out.clipfrac_lower), tok)
                         add("policy/approx_kl", float(out.approx_kl), tok)
-                        if a.kl_coef > 0 or a.kl_in_reward > 0:
+                        if a.kl_coef > 0 or a.kl_in_reward > 0 or a.log_kl_ref:
                             add("policy/kl_ref", float(masked_mean(lp.detach() - ref_lp[mi, :w].to(dev), cm)), tok)
                     if self.critic_opt is not None:
                         v = self.models.values(ids, attn)

@@ -1,25 +1,28 @@
-"""The main job and its report: SFT warm start -> LoRA RL -> evaluation with hack rates -> markdown + PNGs.
+"""The main job and its report: warm start -> controls and LoRA RL -> held-out evaluation -> markdown + PNGs.
 
     codegym main                                   # examples/main_job.yaml -> runs/main/
-    run_main_job(load_config("examples/main_job.yaml"))
+    cfg, spec = load_main_job("examples/main_job.yaml")
+    run_main_job(cfg, spec)
 
-Writes ``report.md``, ``learning_curve.png`` (reward, pass rate and hack-event rate per
-iteration) and ``hack_rates.png`` (the evaluation's hack-rate chart, `codegym.evaluation`), plus
-``metrics.jsonl``, ``tensorboard/``, ``checkpoints/``, ``sft/`` and ``eval/`` (episodes JSONL,
-summary).
+The learning benchmark's protocol at one seed and one algorithm (`codegym.trainer.learning`):
+a full-weight warm start on the demonstrations of `spec.train_tasks` train instances of
+``codegym/Families-v0``, then `cfg.algorithm` for ``run.iterations`` iterations on those
+instances, and the controls (the warm start at lower temperatures, SFT continued for the same
+wall time, the same RL with shuffled rewards); every arm evaluated on the same
+`spec.heldout_tasks` held-out instances (pass@1 greedy and T=1, 95% intervals). Writes
+``report.md``, ``heldout.png`` (every arm's held-out pass@1; the RL curve), ``learning_curve.png``
+(the RL arm's reward, pass rate and hack-event rate per iteration, train instances),
+``hack_rates.png`` (hack attempts in the RL arm's held-out episodes) and ``summary.json``.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from .config import TrainConfig
-from .metrics import read_metrics
 
 
 def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path, title: str = "Learning curve") -> Path:
@@ -52,51 +55,6 @@ def _fmt(x: Any) -> str:
     return f"{x:.3f}" if isinstance(x, float) else str(x)
 
 
-def write_report(out: Path, cfg: TrainConfig, rows: list[dict[str, Any]], eval_summary: dict[str, Any] | None,
-                 timings: dict[str, float], sft_summary: dict[str, Any] | None = None) -> Path:
-    plot_learning_curve(rows, out / "learning_curve.png", f"{cfg.algorithm.name} on {cfg.env.id} ({cfg.model.base})")
-    lines = [f"# codegym main job: {cfg.algorithm.name} on {cfg.env.id}", ""]
-    lines += [f"Base `{cfg.model.base}` with LoRA r={cfg.model.lora_r}; tasks: {', '.join(cfg.env.tasks) or 'all'}; "
-              f"{cfg.rollout.tasks_per_iteration} tasks x {cfg.rollout.group_size} rollouts per iteration, "
-              f"{cfg.run.iterations} iterations; guards on: {cfg.env.kwargs.get('guards', True)}.", ""]
-    lines += ["| stage | seconds |", "|---|---|"] + [f"| {k} | {v:.0f} |" for k, v in timings.items()] + [""]
-    if sft_summary:
-        lines += [f"SFT warm start: {sft_summary['episodes']} compact-oracle episodes, {sft_summary['steps']} steps, "
-                  f"loss {_fmt(sft_summary['first_loss'])} -> {_fmt(sft_summary['last_loss'])}"
-                  + ("" if sft_summary.get("success") is None else
-                     f"; oracle success (mean probability of sampling the oracle episode at T=1) "
-                     f"{sft_summary['success']:.3f}, target {sft_summary['target_success']}")
-                  + ".", ""]
-    if rows:
-        first, last = rows[0], rows[-1]
-        k = max(1, min(5, len(rows) // 4))  # a window: one iteration's reward scatters by about +-0.1
-
-        def mean(rs: list) -> float:
-            return sum(r.get("reward/mean", 0.0) for r in rs) / len(rs)
-
-        lines += [f"Training: mean reward {first.get('reward/mean', 0):.3f} (iteration 0) -> "
-                  f"{last.get('reward/mean', 0):.3f} (iteration {last['iteration']}); mean of the first {k} "
-                  f"iterations {mean(rows[:k]):.3f}, of the last {k} {mean(rows[-k:]):.3f}; best "
-                  f"{max(r.get('reward/mean', 0) for r in rows):.3f}.", "", "![learning curve](learning_curve.png)", ""]
-        keys = ["reward/mean", "episodes/pass_rate", "episodes/hack_event_rate", "loss/policy", "loss/value",
-                "policy/clipfrac", "policy/approx_kl", "episodes/masked", "batch/segments", "time/iteration_s"]
-        keys = [k for k in keys if any(k in r for r in rows)]
-        lines += ["| iteration | " + " | ".join(keys) + " |", "|---" * (len(keys) + 1) + "|"]
-        lines += [f"| {r['iteration']} | " + " | ".join(_fmt(r.get(k, "")) for k in keys) + " |" for r in rows]
-        lines.append("")
-    if eval_summary:
-        lines += ["## Evaluation of the trained policy", "",
-                  f"{eval_summary['episodes']} episodes (guards on): pass rate {eval_summary['pass_rate']:.3f}, "
-                  f"mean reward {eval_summary['mean_reward']:.3f}, hack events {eval_summary['hack_events']}, "
-                  f"blocked calls {eval_summary['blocked_calls']}.", "", "![hack rates](hack_rates.png)", ""]
-        md = out / "eval" / "summary.md"
-        if md.exists():
-            lines += [md.read_text(), ""]
-    path = out / "report.md"
-    path.write_text("\n".join(lines))
-    return path
-
-
 def apply_sft(cfg: TrainConfig, sft_summary: dict[str, Any]) -> TrainConfig:
     """The config that starts from an SFT result (a new base, or an initial policy adapter)."""
     if "base" in sft_summary:
@@ -104,57 +62,141 @@ def apply_sft(cfg: TrainConfig, sft_summary: dict[str, Any]) -> TrainConfig:
     return replace(cfg, model=replace(cfg.model, init_adapter=sft_summary["adapter"]))
 
 
-def run_main_job(cfg: TrainConfig, console: Any = None, eval_episodes_per_task: int = 2) -> Path:
-    """SFT (when ``sft.steps``), train, evaluate the trained policy with the guards on, write the report."""
-    from codegym.agents import LLMAgent
-    from codegym.evaluation import evaluate
+@dataclass
+class MainJobSpec:
+    """The ``main:`` section of the main job's YAML (beside the training config's sections)."""
 
-    from .loop import Trainer, default_make_env
-    from .sft import run_sft
+    train_tasks: int = 64  # train instances: the warm start's demonstrations and RL's tasks
+    heldout_tasks: int = 32  # held-out instances every arm is evaluated on
+    low_temperatures: list[float] = field(default_factory=lambda: [0.5])  # the warm start sampled lower
+    controls: list[str] = field(default_factory=lambda: ["shuffled", "sft"])  # plus lower temperatures
+    eval_every: int = 0  # a held-out T=1 point on the RL curve every N iterations (0: only at the end)
 
+
+def load_main_job(path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[TrainConfig, MainJobSpec]:
+    """(training config, `MainJobSpec`) from the main job's YAML: its ``main:`` section is the spec,
+    the rest a training config (`load_config`)."""
+    import yaml
+
+    from .config import ConfigError, config_from_dict
+
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    main = dict(data.pop("main", None) or {})
+    known = {f.name for f in fields(MainJobSpec)}
+    unknown = sorted(set(main) - known)
+    if unknown:
+        raise ConfigError(f"{path}: main.{unknown[0]} is not a main-job setting; known: {', '.join(sorted(known))}")
+    unknown_controls = sorted(set(main.get("controls", [])) - {"shuffled", "sft"})
+    if unknown_controls:
+        raise ConfigError(f"{path}: main.controls: unknown control {unknown_controls[0]!r}; use shuffled, sft")
+    try:
+        cfg = config_from_dict(data, overrides)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    if cfg.env.id != "codegym/Families-v0":
+        raise ConfigError(f"{path}: env.id: the main job evaluates on held-out instances of codegym/Families-v0, "
+                          f"got {cfg.env.id}")
+    return cfg, MainJobSpec(**main)
+
+
+def write_report(out: Path, cfg: TrainConfig, study: Any, timings: dict[str, float]) -> Path:
+    """report.md from a finished `LearningStudy` (one RL arm, its controls)."""
+    rl = [n for n, r in study.results.items() if r.get("kind") == "rl"]
+    rows = study.curves.get(rl[0], []) if rl else []
+    plot_learning_curve(rows, out / "learning_curve.png",
+                        f"{cfg.algorithm.name} on train instances of {cfg.env.id} ({cfg.model.base})")
+    warm = getattr(study, "warm_summary", {}) or {}
+    families = ", ".join(cfg.env.kwargs.get("families") or ["all"])
+    lines = [f"# codegym main job: {cfg.algorithm.name} on {cfg.env.id} ({families}), held-out evaluation", ""]
+    lines += [f"Base `{cfg.model.base}`: full-weight warm start on the demonstrations of {len(study.train_ids)} "
+              f"train instances ({warm.get('steps')} steps, loss {_fmt(warm.get('first_loss'))} -> "
+              f"{_fmt(warm.get('last_loss'))}), then LoRA r={cfg.model.lora_r} {cfg.algorithm.name} on the same "
+              f"instances, {cfg.rollout.tasks_per_iteration} tasks x {cfg.rollout.group_size} rollouts per "
+              f"iteration, {cfg.run.iterations} iterations, seed {cfg.run.seed}; guards on: "
+              f"{cfg.env.kwargs.get('guards', True)}. Every arm is evaluated on the same "
+              f"{len(study.heldout_ids)} held-out instances (never trained on, not in the tokenizer's corpus): "
+              "pass@1, one episode per task, greedy and T=1, Wilson 95% intervals; deltas with a paired "
+              "bootstrap over tasks.", ""]
+    lines += ["## Held-out evaluation beside the controls", "", study.table(), "",
+              "![held-out pass@1 and the RL curve](heldout.png)", ""]
+    lines += ["| stage | seconds |", "|---|---|"] + [f"| {k} | {v:.0f} |" for k, v in timings.items()] + [""]
+    if rows:
+        first, last = rows[0], rows[-1]
+        k = max(1, min(5, len(rows) // 4))
+
+        def mean(rs: list, key: str = "episodes/pass_rate") -> float:
+            return sum(r.get(key, 0.0) for r in rs) / len(rs)
+
+        lines += [f"## Training ({rl[0]}, train instances)", "",
+                  f"Pass rate {first.get('episodes/pass_rate', 0):.3f} (iteration 0) -> "
+                  f"{last.get('episodes/pass_rate', 0):.3f} (iteration {last['iteration']}); mean of the first {k} "
+                  f"iterations {mean(rows[:k]):.3f}, of the last {k} {mean(rows[-k:]):.3f}; entropy "
+                  f"{_fmt(first.get('policy/entropy'))} -> {_fmt(last.get('policy/entropy'))}, KL to the warm start "
+                  f"{_fmt(last.get('policy/kl_ref'))}.", "", "![learning curve](learning_curve.png)", ""]
+        keys = ["reward/mean", "episodes/pass_rate", "episodes/hack_event_rate", "policy/entropy", "policy/kl_ref",
+                "loss/policy", "policy/clipfrac", "episodes/masked", "batch/segments", "time/iteration_s"]
+        keys = [k for k in keys if any(k in r for r in rows)]
+        lines += ["| iteration | " + " | ".join(keys) + " |", "|---" * (len(keys) + 1) + "|"]
+        lines += [f"| {r['iteration']} | " + " | ".join(_fmt(r.get(k, "")) for k in keys) + " |" for r in rows]
+        lines.append("")
+    if (out / "hack_rates.png").exists():
+        lines += ["## Hack attempts (the RL arm's held-out episodes, guards on)", "", "![hack rates](hack_rates.png)",
+                  ""]
+    path = out / "report.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def run_main_job(cfg: TrainConfig, spec: MainJobSpec | None = None, console: Any = None) -> Path:
+    """Warm start, the RL arm and the controls, held-out evaluation, the report (see the module docstring)."""
+    from .learning import LearningStudy, pick_tasks
+
+    spec = spec or MainJobSpec()
     say = (lambda m: console.print(m, markup=False, highlight=False)) if console is not None else print
     out = Path(cfg.run.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    families = list(cfg.env.kwargs.get("families") or [])
+    if not families:
+        from codegym.tasks.suites.families import FAMILIES
+
+        families = list(FAMILIES)
+    train, held = pick_tasks(families, spec.train_tasks, spec.heldout_tasks, cfg.run.seed)
+    cfg = replace(cfg, env=replace(cfg.env, kwargs={**cfg.env.kwargs, "split": "train"}))
+    study = LearningStudy(cfg, train, held, out, say=lambda m: say(f"[main] {m}"))
     timings: dict[str, float] = {}
-    sft_summary = None
     t0 = time.monotonic()
-    if cfg.sft.steps:
-        target = "" if cfg.sft.target_success is None else f" until oracle success {cfg.sft.target_success}"
-        say(f"[main] SFT warm start: at most {cfg.sft.steps} steps on compact-oracle episodes{target}")
-        sft_summary = run_sft(cfg, str(out / "sft"), steps=cfg.sft.steps, lr=cfg.sft.lr, batch_rows=cfg.sft.batch_rows,
-                              task_ids=cfg.sft.tasks or None, full=cfg.sft.full,
-                              say=say if cfg.run.progress else None)
-        if sft_summary.get("success") is not None:
-            say(f"[main] SFT: {sft_summary['steps']} steps, oracle success {sft_summary['success']:.3f}")
-        cfg = apply_sft(cfg, sft_summary)
-        timings["sft"] = time.monotonic() - t0
-    t1 = time.monotonic()
+    say(f"[main] warm start: at most {cfg.sft.steps} steps on demonstrations of {len(train)} train instances")
+    study.warm_start(steps=cfg.sft.steps, lr=cfg.sft.lr, batch_rows=cfg.sft.batch_rows,
+                     target_success=cfg.sft.target_success, eval_every=cfg.sft.eval_every)
+    timings["warm start"] = time.monotonic() - t0
+    t = time.monotonic()
+    study.evaluate_start(spec.low_temperatures)
+    timings["evaluate warm start"] = time.monotonic() - t
+    t = time.monotonic()
     say(f"[main] training: {cfg.algorithm.name}, {cfg.run.iterations} iterations")
-    trainer = Trainer(cfg)
-    try:
-        trainer.train()
-    finally:
-        trainer.close()
-    timings["train"] = time.monotonic() - t1
-    t2 = time.monotonic()
-    make_env = default_make_env(cfg)
-    env = make_env()
-    try:
-        tasks = [t for t in env.unwrapped.tasks if not cfg.env.tasks or t.instance_id in set(cfg.env.tasks)]
-    finally:
-        env.close()
-    suite = out / "eval_tasks.jsonl"
-    suite.write_text("".join(json.dumps(t.to_dict()) + "\n" for t in tasks))
-    r = cfg.rollout
-    agent = LLMAgent(trainer.engine, trainer.tokenizer, max_new_tokens=r.max_new_tokens, temperature=r.temperature,
-                     stop_at_call=r.stop_at_call, seed=cfg.run.seed + 12345)
-    env_kwargs = {k: v for k, v in cfg.env.kwargs.items() if k != "backend"}
-    env_kwargs.setdefault("max_turns", cfg.env.max_turns)
-    say(f"[main] evaluating the trained policy: {len(tasks)} tasks x {eval_episodes_per_task}, guards on")
-    summary = evaluate(agent, str(suite), out / "eval", n_per_task=eval_episodes_per_task,
-                       workers=min(4, cfg.rollout.max_envs), env_kwargs=env_kwargs, progress=False)
-    timings["evaluate"] = time.monotonic() - t2
-    if (out / "eval" / "hack_rates.png").exists():
-        shutil.copy(out / "eval" / "hack_rates.png", out / "hack_rates.png")
+    row = study.rl(cfg.algorithm.name, iterations=cfg.run.iterations, eval_every=spec.eval_every, name=cfg.algorithm.name)
+    timings[cfg.algorithm.name] = time.monotonic() - t
+    _hack_chart(row.get("T1"), out / "hack_rates.png")
+    if "shuffled" in spec.controls:
+        t = time.monotonic()
+        study.rl(cfg.algorithm.name, iterations=cfg.run.iterations, shuffle_rewards=True)
+        timings["shuffled-reward RL"] = time.monotonic() - t
+    if "sft" in spec.controls:
+        t = time.monotonic()
+        study.sft_continued(seconds=row["train_seconds"], lr=cfg.sft.lr, batch_rows=cfg.sft.batch_rows)
+        timings["sft continued"] = time.monotonic() - t
     timings["total"] = time.monotonic() - t0
-    return write_report(out, cfg, read_metrics(out), summary, timings, sft_summary)
+    study.write()
+    study.cleanup()
+    return write_report(out, cfg, study, timings)
+
+
+def _hack_chart(result: Any, path: Path) -> None:
+    """The hack-rate chart of an evaluation's episodes (`codegym.antihack.plot_report`)."""
+    from codegym.antihack import HackEvent, hack_rate_report, plot_report
+
+    if result is None:
+        return
+    events = result.extra.get("hack_events", {})
+    report = hack_rate_report({k: [HackEvent.from_dict(e) for e in v] for k, v in events.items()})
+    plot_report(report, str(path), title="Hack attempt rate by category (held-out, RL arm)")

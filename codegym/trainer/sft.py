@@ -4,7 +4,7 @@
     losses = sft(models, episodes, steps=40, lr=1e-3)               # the `policy` adapter learns them
     models.save_policy_adapter("runs/sft/policy")                   # -> model.init_adapter
 
-    codegym sft examples/main_job.yaml --steps 40 --out runs/sft
+    codegym sft examples/train_gigpo.yaml --steps 40 --out runs/sft
 
 The oracle's actions are rendered by the same `LLMAgent` the trainer samples with, so the
 episodes hold the exact token ids the policy will see (chat template, tool schemas, the env's
@@ -23,6 +23,7 @@ import json
 import math
 import random
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,7 +37,7 @@ def demonstration(task: Any) -> list[Any]:
     ``metadata["demonstration"]`` when its generator wrote one (reads first, e.g. the task
     families), else its reference patch, in the shorter of two forms: ``create`` per changed
     file (the whole new text) or a bash ``git apply`` of the patch."""
-    from codegym.antihack.types import ToolCall
+    from codegym.toolcall import ToolCall
 
     demo = task.metadata.get("demonstration")
     if demo:
@@ -145,8 +146,12 @@ def oracle_episodes(make_env: Callable[[], Any], tokenizer: Any, tasks: Sequence
 def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float = 1e-3, batch_rows: int = 8,
         seed: int = 0, max_grad_norm: float = 1.0, on_step: Callable[[int, float], None] | None = None,
         full: bool = False, target_success: float | None = None, eval_every: int = 1,
-        history: list[dict[str, Any]] | None = None, target_tolerance: float = 0.02) -> list[float]:
+        history: list[dict[str, Any]] | None = None, target_tolerance: float = 0.02,
+        max_seconds: float | None = None) -> list[float]:
     """Train on the episodes' completion tokens; returns the loss per step.
+
+    `max_seconds` stops training after that much wall time (`steps` stays the cap): "SFT continued
+    for the same compute" as an RL run, the learning benchmark's control.
 
     `models` is a `PolicyCritic` (its `policy` adapter learns) or, with ``full=True``, a plain
     causal LM whose every weight learns (a warm-started *base* for `model.base`).
@@ -203,7 +208,10 @@ def sft(models: Any, episodes: Sequence[Episode], *, steps: int = 40, lr: float 
             return losses
         snapshot = [p.detach().clone() for p in params]
     models.train(True)
+    t_start = time.monotonic()
     for step in range(steps):
+        if max_seconds is not None and time.monotonic() - t_start >= max_seconds:
+            break
         pick = rng.sample(rows, min(batch_rows, len(rows)))
         w = int(batch.attention_mask[pick].sum(-1).max())
         ids = batch.input_ids[pick, :w].to(device)

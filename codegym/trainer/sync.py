@@ -16,7 +16,7 @@ How each engine gets the policy adapter of a new version:
 
 Then the adapter-sync probe (`probe_logprobs`): the engine samples a short completion of a fixed
 prompt and the trainer scores the same tokens with its current weights; a mean |logprob
-difference| over the tolerance (by dtype: 1e-3 float32, 2e-2 bfloat16; `rollout.probe_tolerance`)
+difference| over the tolerance (by dtype: 1e-4 float32, 2e-2 bfloat16; `rollout.probe_tolerance`)
 or a wrong reported version raises `AdapterSyncError` naming the trainer's version and the one the
 engine claims. An engine that ignores the load keeps serving the old weights and fails here.
 """

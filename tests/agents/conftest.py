@@ -88,6 +88,11 @@ def _make_handler(state):
 def openai_server(engine, tok):
     """A factory: start a small OpenAI-compatible server on 127.0.0.1, backed by the tiny engine.
 
+    An in-process fake of *other* servers' reply formats (older vLLM, servers without token ids,
+    scripted chat replies) for `OpenAIEngine`'s fallbacks, which `codegym serve` does not emulate.
+    Tests that need a real server in its own process use `codegym serve` itself: the
+    `codegym_serve` fixture of tests/trainer/conftest.py.
+
     `mode`: "token_ids" (vLLM's return_token_ids), "as_token_ids" (only "token_id:N" strings),
     "text_only" (neither). Each server stops at the end of the test, or after 120 s on its own.
     """

@@ -7,7 +7,8 @@ import pytest
 from codegym.agents.engines import EngineError, GenerationRequest, OpenAIEngine
 from codegym.agents.engines.openai_engine import tool_calls_as_text
 from codegym.antihack import LLMJudge
-from codegym.antihack.types import Flag, GuardContext, ToolCall
+from codegym.antihack.types import Flag, GuardContext
+from codegym.toolcall import ToolCall
 
 
 def test_generate_sends_token_ids_and_gets_the_servers_ids_and_logprobs(openai_server, engine, tok):

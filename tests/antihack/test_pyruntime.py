@@ -3,8 +3,9 @@ close benign near misses stay quiet (or are cleared by the judge, where the rule
 
 import pytest
 
-from codegym.antihack import Detector, GuardContext, ToolCall, detect, scan_rules
+from codegym.antihack import Detector, GuardContext, detect, scan_rules
 from codegym.antihack.pyruntime import runtime_smells_of
+from codegym.toolcall import ToolCall
 
 CTX = GuardContext(
     protected_paths=("tests/hidden",),

@@ -2,8 +2,15 @@
 
 import pytest
 
-from codegym.antihack.pyscan import code_smells, scan_python
-from codegym.antihack.pysource import declared_encoding, parse_indexed, plain_encoding, source_as_run
+from codegym.antihack.pyops import scan_python
+from codegym.antihack.pysmells import code_smells
+from codegym.antihack.pysource import (
+    declared_encoding,
+    parse_fragment,
+    parse_indexed,
+    plain_encoding,
+    source_as_run,
+)
 
 UTF7 = "# coding: utf-7\ndef add(a, b):\n    #+AAo-    return 5\n    return sum((a, b))\n"
 
@@ -57,3 +64,9 @@ def test_unicode_escape_cookie_hides_an_import():
 
 def test_unparseable_exotic_source_still_flagged():
     assert [e.op for e in code_smells("# coding: utf-7\ndef (((\n") if e.op == "HT-CODING"] == ["HT-CODING"]
+
+
+def test_fragments_parse():
+    assert parse_fragment("    def f(self):\n        return 1\n") is not None
+    assert parse_fragment("if x:\n") is not None
+    assert scan_python("def (((") == []

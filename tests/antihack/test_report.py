@@ -2,15 +2,8 @@
 
 import json
 
-from codegym.antihack import (
-    GuardContext,
-    HackEvent,
-    ToolCall,
-    detect,
-    hack_rate_report,
-    plot_report,
-    wilson_interval,
-)
+from codegym.antihack import GuardContext, HackEvent, detect, hack_rate_report, plot_report, wilson_interval
+from codegym.toolcall import ToolCall
 
 
 def event(cmd: str, turn: int = 1, label=None, label_cat=None) -> HackEvent:

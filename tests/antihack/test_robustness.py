@@ -3,7 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegym.antihack import GuardContext, ToolCall, detect
+from codegym.antihack import GuardContext, detect
+from codegym.toolcall import ToolCall
 
 CTX = GuardContext(
     protected_paths=("tests/hidden", "/grader", "src/**/secret_*.py"), package="pkg", base_commit="abc1234"
@@ -32,7 +33,13 @@ def test_edits_never_raise(text, path):
 
 # Inputs that made tree-sitter-bash 0.25 read out of bounds (SIGSEGV, depending on the memory
 # layout: tree-sitter/tree-sitter-bash#337). The guard masks non-ASCII bytes before parsing.
-CRASHERS = ["\u00e1{\U00086de6\u00cb", "{\U00031860", "echo {a,\U0001F600}", "x={\udcf0\udcb1", "{" + "\U00010000" * 50]
+CRASHERS = [
+    "\u00e1{\U00086de6\u00cb",
+    "{\U00031860",
+    "echo {a,\U0001f600}",
+    "x={\udcf0\udcb1",
+    "{" + "\U00010000" * 50,
+]
 
 
 def test_known_parser_crashers_in_a_fresh_process():
@@ -44,7 +51,7 @@ def test_known_parser_crashers_in_a_fresh_process():
 
     code = (
         "from codegym.antihack import ToolCall, detect, GuardContext\n"
-        "from codegym.antihack.shell import parse\n"
+        "from codegym.antihack.shparse import parse\n"
         f"ctx = GuardContext(protected_paths=('tests/hidden',))\n"
         f"for _ in range(500):\n"
         f"    for t in {CRASHERS!r}:\n"
@@ -59,11 +66,18 @@ def test_known_parser_crashers_in_a_fresh_process():
 
 
 def test_non_ascii_commands_are_still_analysed():
-    for cmd in ["cat tests/hidden/t\u00e9st_\U0001F600.py", "echo {\U0001F600,x} && cat tests/hidden/test_a.py",
-                "f=tests/hidden/\u00fc.py; cat \"$f\"", "cat tests/hidden/*\u00e9*"]:
+    for cmd in [
+        "cat tests/hidden/t\u00e9st_\U0001f600.py",
+        "echo {\U0001f600,x} && cat tests/hidden/test_a.py",
+        'f=tests/hidden/\u00fc.py; cat "$f"',
+        "cat tests/hidden/*\u00e9*",
+    ]:
         d = detect(ToolCall("bash", {"command": cmd}), CTX)
         assert d.is_hack and d.category == "protected-read", (cmd, d)
-    benign = detect(ToolCall("bash", {"command": "echo '\u00e1{\U00086de6' > notes_\u00e9.txt && cat notes_\u00e9.txt"}), CTX)
+    benign = detect(
+        ToolCall("bash", {"command": "echo '\u00e1{\U00086de6' > notes_\u00e9.txt && cat notes_\u00e9.txt"}),
+        CTX,
+    )
     assert not benign.is_hack, benign
 
 
@@ -82,8 +96,10 @@ def test_concurrent_detection_from_many_threads():
     import threading
 
     errors: list[BaseException] = []
-    commands = [f"x=$(echo {i}) && cat \"tests/hidden/t_$x.py\" | grep -n 'a{{1,3}}' <<< \"$(ls {i})\""
-                for i in range(50)]
+    commands = [
+        f'x=$(echo {i}) && cat "tests/hidden/t_$x.py" | grep -n \'a{{1,3}}\' <<< "$(ls {i})"'
+        for i in range(50)
+    ]
 
     def work():
         try:

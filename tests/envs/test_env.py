@@ -12,9 +12,9 @@ from gymnasium.utils.env_checker import check_env
 
 import codegym  # noqa: F401  (registers the ids)
 from codegym.agents import OracleAgent, ScriptedAgent
-from codegym.antihack.types import ToolCall
 from codegym.envs import CodingEnv, run_episode, run_episodes
 from codegym.tasks.loader import load_tasks, write_tasks_jsonl
+from codegym.toolcall import ToolCall
 
 TOY = load_tasks("toy")
 

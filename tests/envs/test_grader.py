@@ -140,3 +140,47 @@ def test_grading_never_waits_for_agent_sandboxes(env, monkeypatch):
     monkeypatch.setattr(agents, "_idle", [])
     *_, info = env.step(call("submit"))
     assert info["stop_reason"] == "submitted" and info["train_mask"] is True, info.get("sandbox_error")
+
+
+def test_an_agent_syntax_error_in_a_module_the_visible_tests_import_earns_its_zero(env):
+    """The visible test file cannot be collected after the agent's edit, but it can at the base:
+    the agent broke it, so it is graded (0), not masked."""
+    env.reset(options={"task_id": "toy-add-typo"})
+    env.step(call("bash", command="printf '\\ndef broken(:\\n' >> calc.py"))
+    *_, reward, _, _, info = env.step(call("submit"))
+    assert reward == 0.0 and info["stop_reason"] == "submitted" and info["train_mask"] is True, info.get("sandbox_error")
+    assert info["tests"]["tests/test_calc.py::test_mul"] == "error", info["tests"]
+    assert info["grade_status"]["p2p_uncollected"].startswith("1 collected at base"), info["grade_status"]
+
+
+def _needs_a_missing_dependency(tmp_path):
+    """A task whose visible test file imports a package the image lacks: uncollectable at base."""
+    from codegym.tasks.gitrepo import Commit, build_repo, file_diff
+    from codegym.tasks.task import Task
+
+    buggy, fixed = "def add(a, b):\n    return a - b\n", "def add(a, b):\n    return a + b\n"
+    visible = "import codegym_absent_dependency  # noqa: F401\n\nfrom calc import add\n\n\ndef test_zero():\n" \
+              "    assert add(0, 0) == 0\n"
+    hidden = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    repo = tmp_path / "needs-dep.git"
+    base, fix = build_repo(repo, [Commit("Initial commit", {"calc.py": buggy, "tests/test_calc.py": visible}),
+                                  Commit("Fix add", {"calc.py": fixed, "tests/test_add.py": hidden}, tag="v1.0.1")])
+    return Task(instance_id="needs-dep-grader", repo=str(repo), base_commit=base, problem_statement="add is wrong.",
+                test_patch=file_diff("tests/test_add.py", None, hidden), patch=file_diff("calc.py", buggy, fixed),
+                FAIL_TO_PASS=("tests/test_add.py::test_add",), PASS_TO_PASS=("tests/test_calc.py::test_zero",),
+                upstream_refs=(fix, "v1.0.1"), protected_paths=("tests/test_add.py",),
+                visible_tests=("tests/test_calc.py",))
+
+
+def test_p2p_tests_uncollectable_at_base_mask_the_episode(tmp_path):
+    """Even the reference fix cannot make a P2P test collectable when the environment lacks its
+    dependency: the episode is masked with the reason, never scored 0."""
+    e = CodingEnv([_needs_a_missing_dependency(tmp_path)], backend="docker")
+    try:
+        e.reset()
+        e.step(call("bash", command=f"cat > /tmp/fix.diff <<'EOF'\n{e.task.patch}\nEOF\ngit apply /tmp/fix.diff"))
+        *_, reward, _, _, info = e.step(call("submit"))
+        assert info["stop_reason"] == "sandbox_error" and info["train_mask"] is False, info.get("grade_status")
+        assert "cannot be collected at its base_commit either (tests/test_calc.py::test_zero" in info["sandbox_error"]
+    finally:
+        e.close()

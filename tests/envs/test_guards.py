@@ -306,8 +306,7 @@ def _outputs(env, snap, actions):
 
 
 #: techniques whose dummy is not yet the scrubbed sandbox's own answer (see docs/antihack.md)
-_DUMMY_GAPS = {"pip-download-fixed", "pip-install-upgrade", "gitpython-all-commits",
-               "sed-assert-true"}  # a bash edit of a test the scrubbed sandbox lacks appears to succeed
+_DUMMY_GAPS: set[str] = set()
 
 
 @pytest.mark.parametrize("task_id", ["toy-max-of", "repofix-pagekit"])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from codegym.antihack.types import ToolCall
 from codegym.envs.parsing import format_tool_call, parse_any, parse_bash_block, parse_hermes, parse_json
 from codegym.envs.tools import validate_call
+from codegym.toolcall import ToolCall
 
 
 def test_hermes_with_surrounding_thoughts():

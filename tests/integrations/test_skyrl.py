@@ -7,8 +7,8 @@ import pytest
 skyrl_gym = pytest.importorskip("skyrl_gym")
 
 import codegym.integrations.skyrl  # noqa: E402,F401  (registers "codegym")
-from codegym.antihack.types import ToolCall  # noqa: E402
 from codegym.envs.parsing import format_tool_call  # noqa: E402
+from codegym.toolcall import ToolCall  # noqa: E402
 
 FIX = format_tool_call(ToolCall("str_replace", {"path": "calc.py", "old_str": "a - b", "new_str": "a + b"}))
 

@@ -9,9 +9,9 @@ from conftest import git
 from gymnasium.utils.env_checker import check_env
 
 import codegym  # noqa: F401  (registers the ids)
-from codegym.antihack.types import ToolCall
 from codegym.tasks.suites.families import FAMILIES, family_tasks, instances, to_task, write_family_repo
 from codegym.tasks.validate import validate_task_locally
+from codegym.toolcall import ToolCall
 from codegym.trainer.sft import demonstration
 
 

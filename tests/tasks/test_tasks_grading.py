@@ -272,7 +272,7 @@ def test_collector_reads_a_consistent_stream():
     outcomes, status = collect(_stream(*GOOD), N, ["t.py::a", "t.py::b[1]", "t.py::b[2]", "t.py::b", "t.py::c"])
     assert outcomes == {"t.py::a": "passed", "t.py::b[1]": "failed", "t.py::b[2]": "skipped", "t.py::b": "failed",
                         "t.py::c": "missing"}
-    assert status == {"stream": "complete", "pytest_exit": "1"}
+    assert status == {"stream": "complete", "pytest_exit": "1", "uncollected": '["t.py::c"]'}
 
 
 @pytest.mark.parametrize("broken", [
@@ -333,3 +333,168 @@ def test_no_graded_file_at_all_leaves_every_test_missing(calc_repo, workspace):
     result, log = _grade(task, workspace(), task.patch)
     assert result.outcomes == {"tests/test_gone.py::test_x": "missing"} and result.score == 0.0, log
     assert result.status["stream"] == "no test files"
+
+
+# ---- PASS_TO_PASS tests that cannot be collected: the environment's fault or the agent's? ----
+
+
+def _missing_dependency_task(tmp_path):
+    """The calc task, but its visible test file imports a package the environment lacks: it cannot
+    be collected at the base, whatever the agent does."""
+    from codegym.tasks.gitrepo import Commit, build_repo, file_diff
+    from codegym.tasks.task import Task
+    from conftest import CALC_BUGGY, CALC_FIXED, HIDDEN, VISIBLE
+
+    visible = "import codegym_absent_dependency  # noqa: F401\n" + VISIBLE
+    repo = tmp_path / "needs-dep.git"
+    base, fix = build_repo(repo, [
+        Commit("Initial commit", {"calc.py": CALC_BUGGY, "tests/test_calc.py": visible, "conftest.py": ""}),
+        Commit("Fix add", {"calc.py": CALC_FIXED, "tests/test_add.py": HIDDEN}, tag="v1.0.1"),
+    ])  # fmt: skip
+    return Task(instance_id="needs-dep-1", repo=str(repo), base_commit=base, problem_statement="add is wrong.",
+                test_patch=file_diff("tests/test_add.py", None, HIDDEN), patch=file_diff("calc.py", CALC_BUGGY, CALC_FIXED),
+                FAIL_TO_PASS=("tests/test_add.py::test_add",), PASS_TO_PASS=("tests/test_calc.py::test_mul",),
+                upstream_refs=(fix, "v1.0.1"), protected_paths=("tests/test_add.py",),
+                visible_tests=("tests/test_calc.py",))  # fmt: skip
+
+
+def _fresh(task, tmp_path):
+    counter = iter(range(100))
+
+    def make():
+        dest = tmp_path / f"fresh{next(counter)}"
+        with tarfile.open(fileobj=io.BytesIO(prepare_workspace(task))) as tar:
+            tar.extractall(dest, filter="data")
+        return dest
+
+    return make
+
+
+def test_p2p_tests_uncollectable_at_base_are_an_environment_error(tmp_path, codegym_cache):
+    task = _missing_dependency_task(tmp_path)
+    fresh = _fresh(task, tmp_path)
+    # Without the check at base, the reference fix itself would score 0: its P2P test errors.
+    result, log = run_grading_locally(task, fresh(), task.patch)
+    assert result.outcomes == {"tests/test_add.py::test_add": "passed", "tests/test_calc.py::test_mul": "error"}, log
+    assert result.score == 0.0
+    # With it, the environment is found broken: a GradingError (the env masks the episode).
+    with pytest.raises(GradingError, match=r"cannot be collected at its base_commit either \(tests/test_calc.py"):
+        run_grading_locally(task, fresh(), task.patch, base_workspace=fresh)
+
+
+def test_a_syntax_error_the_agent_introduced_still_scores_zero(calc_repo, workspace):
+    broken = (
+        "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n"
+        " def add(a, b):\n-    return a - b\n+    return a +\n \n \n def mul(a, b):\n"
+    )
+    result, log = run_grading_locally(calc_repo.task, workspace(), broken, base_workspace=workspace)
+    assert result.status["agent_patch"] == "applied", log
+    assert result.outcomes["tests/test_calc.py::test_mul"] == "error" and result.score == 0.0, log
+    assert result.status["p2p_uncollected"].startswith("1 collected at base: the submission broke them"), log
+
+
+def test_collectable_p2p_tests_never_reach_the_check_at_base(calc_repo, workspace):
+    def unused():
+        raise AssertionError("the check at base ran although every P2P test was collected")
+
+    result, log = run_grading_locally(calc_repo.task, workspace(), "", base_workspace=unused)
+    assert result.outcomes["tests/test_calc.py::test_mul"] == "passed" and "p2p_uncollected" not in result.status
+
+
+def test_the_collector_names_the_ids_it_never_collected():
+    a = "tests/test_a.py::t"
+    text = _stream(_ev("hello"), _ev("collect_error", path="tests/test_b.py"), _ev("collected", ids=[a]),
+                   _ev("start", id=a), _ev("phase", id=a, when="call", exc=None), _ev("end", id=a),
+                   _ev("finish", exitstatus=2))  # fmt: skip
+    outcomes, status = collect(text, N, [a, "tests/test_b.py::u", "tests/test_c.py::v"])
+    assert outcomes == {a: "passed", "tests/test_b.py::u": "error", "tests/test_c.py::v": "missing"}
+    assert json.loads(status["uncollected"]) == ["tests/test_b.py::u", "tests/test_c.py::v"]
+
+
+def test_unittest_style_tests_pass_untampered(tmp_path):
+    """A `unittest.TestCase` method is a new bound method at every access (pytest rebinds it in
+    setup): an untouched unittest-style test is not "changed after collection" (it was, for every
+    test of jmespath and more-itertools)."""
+    from codegym.tasks.gitrepo import Commit, build_repo
+    from codegym.tasks.task import Task
+
+    test = ("import unittest\n\nfrom pkg import two\n\n\nclass TestTwo(unittest.TestCase):\n"
+            "    def setUp(self):\n        self.n = 2\n\n    def test_two(self):\n        self.assertEqual(two(), self.n)\n")
+    repo = tmp_path / "pkg.git"
+    (base,) = build_repo(repo, [Commit("init", {"pkg/__init__.py": "def two():\n    return 2\n",
+                                                "tests/test_base.py": "def test_ok():\n    pass\n"})])
+    task = Task(instance_id="unittest-1", repo=str(repo), base_commit=base, problem_statement="-",
+                test_patch=_new_files({"tests/test_two.py": test}),
+                FAIL_TO_PASS=("tests/test_two.py::TestTwo::test_two",), patch="")
+    ws = tmp_path / "ws"
+    with tarfile.open(fileobj=io.BytesIO(prepare_workspace(task))) as tar:
+        tar.extractall(ws, filter="data")
+    result, log = _grade(task, ws, "")
+    assert result.outcomes == {"tests/test_two.py::TestTwo::test_two": "passed"}, log
+
+
+# ---- unittest-style tests: their failures never reach the call phase, pytest < 8 rebinds them ----
+
+UNITTEST_TESTS = (
+    "import unittest\n\nfrom pkg import two\n\n\n"
+    "class TestTwo(unittest.TestCase):\n"
+    "    def setUp(self):\n        self.n = 2\n\n"
+    "    def test_equal(self):\n        self.assertEqual(two(), self.n)\n\n"
+    "    def test_lookup(self):\n        self.assertEqual({2: 'two'}[two()], 'two')\n\n"
+    "    def test_subtests(self):\n        for k in (1, 2):\n            with self.subTest(k=k):\n"
+    "                self.assertEqual(two() * k, 2 * k)\n\n"
+    "    @unittest.expectedFailure\n    def test_known_bug(self):\n        self.assertEqual(two(), 3)\n\n"
+    "    @unittest.skip('later')\n    def test_later(self):\n        raise AssertionError('never runs')\n"
+)  # fmt: skip
+UNITTEST_IDS = tuple(f"tests/test_two.py::TestTwo::{t}" for t in
+                     ("test_equal", "test_lookup", "test_subtests", "test_known_bug", "test_later"))  # fmt: skip
+TWO_RIGHT, TWO_WRONG = "def two():\n    return 2\n", "def two():\n    return 3\n"
+
+
+def _unittest_task(tmp_path, ids=UNITTEST_IDS):
+    """A task whose graded tests are one `unittest.TestCase` (setUp, subTest, expectedFailure,
+    skip), its code right at the base; `file_diff(TWO_RIGHT, TWO_WRONG)` breaks it."""
+    from codegym.tasks.gitrepo import Commit, build_repo
+    from codegym.tasks.task import Task
+
+    repo = tmp_path / "two.git"
+    (base,) = build_repo(repo, [Commit("init", {"pkg/__init__.py": TWO_RIGHT, "tests/__init__.py": "",
+                                                "tests/test_base.py": "def test_ok():\n    pass\n"})])  # fmt: skip
+    return Task(instance_id="unittest-2", repo=str(repo), base_commit=base, problem_statement="-",
+                test_patch=_new_files({"tests/test_two.py": UNITTEST_TESTS}), FAIL_TO_PASS=ids, patch="")  # fmt: skip
+
+
+def test_unittest_failures_are_failures(tmp_path):
+    """A TestCase reports its failures to pytest's item (`result.addFailure`), which re-raises
+    them only in the report: the runner hears them where they are reported (every unittest-style
+    test passed, whatever the code did)."""
+    from codegym.tasks.gitrepo import file_diff
+
+    task = _unittest_task(tmp_path)
+    fresh = _fresh(task, tmp_path)
+    result, log = _grade(task, fresh(), "")
+    assert result.outcomes == dict(zip(UNITTEST_IDS, ["passed", "passed", "passed", "skipped", "skipped"], strict=True)), log
+    result, log = _grade(task, fresh(), file_diff("pkg/__init__.py", TWO_RIGHT, TWO_WRONG))
+    assert result.outcomes == dict(zip(UNITTEST_IDS, ["failed", "failed", "failed", "failed", "skipped"], strict=True)), log
+    assert result.score == 0.0
+
+
+def test_unittest_tests_in_the_sandbox_image(tmp_path):
+    """In the sandbox image (pytest < 8 rebinds a TestCase method to a fresh instance in setup)
+    the pristine code passes untampered and the broken code fails: graded by the real sandbox."""
+    from codegym.envs import CodingEnv
+    from codegym.tasks.gitrepo import file_diff
+
+    ids = UNITTEST_IDS[:3]
+    env = CodingEnv([_unittest_task(tmp_path, ids)], backend="docker")
+    try:
+        for diff, want, reward in [("", "passed", 1.0), (file_diff("pkg/__init__.py", TWO_RIGHT, TWO_WRONG), "failed", 0.0)]:
+            env.reset()
+            if diff:
+                env.step('<tool_call>{"name": "bash", "arguments": {"command": '
+                         + json.dumps(f"cat > /tmp/x.diff <<'EOF'\n{diff}EOF\ngit apply /tmp/x.diff") + "}}</tool_call>")
+            *_, got, _, _, info = env.step('<tool_call>{"name": "submit", "arguments": {}}</tool_call>')
+            assert info["tests"] == dict.fromkeys(ids, want) and got == reward, info.get("grade_status")
+            assert "tampering" not in info.get("grade_status", {}), info["grade_status"]
+    finally:
+        env.close()

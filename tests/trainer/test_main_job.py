@@ -1,5 +1,6 @@
-"""The main job end to end at a small size: SFT warm start, training, evaluation with hack rates,
-and the report (markdown with the measured numbers, learning curve and hack-rate chart)."""
+"""The main job end to end at a small size: warm start on train instances, one RL iteration, the
+controls, every arm evaluated on the same held-out instances, and the report (markdown with the
+measured numbers, the held-out chart, learning curve, hack-rate chart)."""
 
 from __future__ import annotations
 
@@ -7,29 +8,52 @@ import json
 
 import pytest
 
-from codegym.trainer.config import load_config
-from codegym.trainer.report import run_main_job
+from codegym.trainer.config import ConfigError
+from codegym.trainer.report import load_main_job, run_main_job
 
 pytestmark = pytest.mark.docker
 
 
-def test_main_job_writes_a_report_from_real_runs(tmp_path):
-    cfg = load_config("examples/main_job.yaml")
-    cfg.run.out_dir = str(tmp_path / "main")
-    cfg.run.iterations, cfg.run.progress, cfg.run.tensorboard = 2, False, False
-    cfg.rollout.group_size, cfg.rollout.tasks_per_iteration = 2, 2
-    cfg.env.tasks = ["toy-add-typo", "toy-max-of"]
-    cfg.sft.steps, cfg.sft.target_success = 3, None
-    report = run_main_job(cfg, eval_episodes_per_task=1)
+@pytest.mark.timeout(1800)  # ~50 real episodes: a few minutes on 2 quiet cores, far more on loaded ones
+def test_main_job_writes_a_report_of_held_out_evaluation_beside_the_controls(tmp_path):
     out = tmp_path / "main"
+    cfg, spec = load_main_job("examples/main_job.yaml", {"run": {"out_dir": str(out), "iterations": 1}})
+    assert cfg.env.id == "codegym/Families-v0" and cfg.algorithm.log_kl_ref
+    cfg.rollout.group_size, cfg.rollout.tasks_per_iteration, cfg.rollout.max_new_tokens = 2, 1, 16
+    cfg.sft.steps = 3
+    spec.train_tasks, spec.heldout_tasks, spec.low_temperatures = 2, 2, [0.5]
+    report = run_main_job(cfg, spec)
     text = report.read_text()
     assert report == out / "report.md"
-    for png in ("learning_curve.png", "hack_rates.png"):
+    for png in ("heldout.png", "learning_curve.png", "hack_rates.png"):
         assert (out / png).stat().st_size > 1000 and png in text
-    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    assert [r["iteration"] for r in rows] == [0, 1]
-    assert all(r["episodes/count"] == 4 for r in rows)
-    episodes = [json.loads(line) for line in (out / "eval" / "episodes.jsonl").read_text().splitlines()]
-    assert sorted(e["task_id"] for e in episodes) == ["toy-add-typo", "toy-max-of"]
+    summary = json.loads((out / "summary.json").read_text())
+    arms = summary["arms"]
+    assert set(arms) == {"warm start", "warm T=0.5", "gigpo", "gigpo shuffled", "sft-continued"}
+    held = set(arms["warm start"]["T1"]["passed"])
+    assert len(held) == 2 and all(set(a[m]["passed"]) == held for a in arms.values() for m in a
+                                  if isinstance(a[m], dict) and "passed" in a[m])
+    # RL and the warm start saw train instances only
+    rows = [json.loads(line) for line in (out / "gigpo" / "metrics.jsonl").read_text().splitlines()]
+    trained = {k.split("/", 1)[1] for r in rows for k in r if k.startswith("pass_rate/")}
+    assert trained and not trained & held
+    assert json.loads((out / "warm.json").read_text())["episodes"] == 2
+    assert "policy/entropy" in rows[0] and "policy/kl_ref" in rows[0]
+    assert summary["verdict"]["gigpo"]["T1"]["best_control"]
     # the report states what was measured in this run
-    assert f"{rows[-1]['reward/mean']:.3f}" in text or f"{rows[-1]['reward/mean']:.2f}" in text
+    t1 = arms["gigpo"]["T1"]["pass"]
+    assert f"{t1['value']:.3f} [{t1['wilson95'][0]:.3f}, {t1['wilson95'][1]:.3f}] ({t1['k']}/{t1['n']})" in text
+    assert "sft-continued" in text and "gigpo shuffled" in text
+
+
+def test_main_job_config_errors_name_the_field(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("main: {train_task: 3}\n")
+    with pytest.raises(ConfigError, match="main.train_task is not a main-job setting"):
+        load_main_job(bad)
+    bad.write_text("main: {controls: [shuffle]}\n")
+    with pytest.raises(ConfigError, match="unknown control 'shuffle'"):
+        load_main_job(bad)
+    bad.write_text("env: {id: codegym/Toy-v0}\n")
+    with pytest.raises(ConfigError, match="held-out instances of codegym/Families-v0"):
+        load_main_job(bad)

@@ -67,3 +67,20 @@ def test_demonstrations_come_from_the_task_itself():
     make_env = lambda: gym.make("codegym/Families-v0", families="lookup", backend="docker", max_turns=3)  # noqa: E731
     [ep] = oracle_episodes(make_env, models.tokenizer, [task])
     assert ep.reward == 1.0 and [s.tool_name for s in ep.steps] == ["view", "create", "submit"]
+
+
+def test_sft_stops_at_its_wall_time_budget():
+    """`max_seconds`: the "SFT continued for the same compute" control of the learning benchmark."""
+    import time
+
+    tasks = [t for t in load_tasks("toy") if t.instance_id == "toy-add-typo"]
+    base, tok = load_base(ModelConfig(base="tiny"))
+    make_env = lambda: gym.make("codegym/Toy-v0", backend="docker", max_turns=2, tools=["create", "submit"])  # noqa: E731
+    episodes = oracle_episodes(make_env, tok, tasks)
+    one = time.monotonic()
+    sft(base, episodes, steps=1, lr=1e-3, batch_rows=1, full=True)
+    step_s = time.monotonic() - one
+    t0 = time.monotonic()
+    losses = sft(base, episodes, steps=10**9, lr=1e-3, batch_rows=1, full=True, max_seconds=1.0)
+    took = time.monotonic() - t0
+    assert len(losses) >= 1 and 1.0 <= took < 1.0 + 10 * step_s + 1.0

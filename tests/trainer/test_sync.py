@@ -1,14 +1,15 @@
-"""`rollout.engine: openai` against a separate server process over real HTTP: the adapter of every
-version goes to the server (files + /v1/load_lora_adapter) and the probe compares the server's
-logprobs with the trainer's; a server that ignores the load call is caught.
-
-The server is `tests/trainer/lora_server.py` (the tiny model, vLLM's runtime-LoRA API) until
-`codegym serve` exists."""
+"""`rollout.engine: openai` against `codegym serve` (the real CLI) in a separate process over real
+HTTP: the adapter of every version goes to the server (files + /v1/load_lora_adapter), every
+completion records the version it was sampled with, and the probe compares the server's logprobs
+with the trainer's each iteration; a server that ignores the load call
+(`codegym serve --ignore-adapter-loads`) is caught after one update. Synchronous and async
+(`max_staleness: 1`). The server fixture, `codegym_serve`, is in conftest.py."""
 
 from __future__ import annotations
 
-import subprocess
+import json
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -16,26 +17,7 @@ import pytest
 from codegym.agents.engines import AdapterSyncError
 from codegym.trainer.config import ConfigError, config_from_dict
 from codegym.trainer.loop import Trainer
-
-SERVER = Path(__file__).with_name("lora_server.py")
-
-
-@pytest.fixture
-def lora_server():
-    procs = []
-
-    def start(*flags: str) -> str:
-        proc = subprocess.Popen([sys.executable, str(SERVER), "--lora-r", "4", "--lora-alpha", "8", "--lifetime",
-                                 "300", *flags], stdout=subprocess.PIPE, text=True)
-        procs.append(proc)
-        line = proc.stdout.readline()
-        assert line.startswith("PORT "), line
-        return f"http://127.0.0.1:{int(line.split()[1])}/v1"
-
-    yield start
-    for proc in procs:
-        proc.terminate()
-        proc.wait(timeout=30)
+from codegym.trainer.models import probe_tolerance
 
 
 def openai_config(out, base_url: str, **rollout):
@@ -44,28 +26,79 @@ def openai_config(out, base_url: str, **rollout):
         "optim": {"lr": 1e-2},  # a large step: a stale adapter is far off
         "env": {"tasks": ["toy-add-typo"], "max_turns": 2, "kwargs": {"backend": "local", "tools": ["create", "submit"]}},
         "rollout": {"tasks_per_iteration": 1, "group_size": 2, "max_new_tokens": 8, "max_envs": 2, "engine": "openai",
-                    "engine_kwargs": {"base_url": base_url, "model": "tiny", "timeout": 60}, **rollout},
+                    "engine_kwargs": {"base_url": base_url, "model": "tiny", "timeout": 120}, **rollout},
         "run": {"iterations": 2, "out_dir": str(out), "progress": False, "tensorboard": False}})
 
 
-def test_two_iterations_against_a_server_that_loads_each_adapter(lora_server, tmp_path):
-    trainer = Trainer(openai_config(tmp_path, lora_server()))
-    rows = trainer.train()
-    trainer.close()
+def get(url: str, path: str) -> dict:
+    with urllib.request.urlopen(url + path, timeout=60) as resp:
+        return json.loads(resp.read())
+
+
+def served_versions(url: str) -> list[int]:
+    """The policy version of every completion the server recorded (the trainer's rollouts and probes)."""
+    sessions = get(url, "/codegym/sessions")["sessions"]
+    return [r["policy_version"] for sid in sessions for r in get(url, f"/codegym/sessions/{sid}")["records"]]
+
+
+def check_two_synced_iterations(trainer, rows, url, tmp_path):
+    """Both iterations trained; every version's adapter reached the server and was probed there."""
+    import torch
+
+    tol = probe_tolerance(torch.float32)
     assert trainer.policy_version == 2 and trainer.engine.policy_version == 2 and trainer.engine.model == "tiny-v2"
     for v in (0, 1, 2):  # every version's files, as the server read them
         assert (tmp_path / "adapters" / f"v{v}" / "adapter_model.safetensors").exists()
-    assert all(r["policy/engine_logprob_diff"] < 1e-3 for r in rows)  # the server's logprobs are the trainer's
-    assert rows[1]["staleness/hist"] == {"0": rows[1]["batch/completion_tokens"]}
+    # the server holds the last two versions (the one before is unloaded), each under its version
+    models = {m["id"]: m.get("policy_version") for m in get(url, "/models")["data"]}
+    assert models == {"tiny": None, "tiny-v1": 1, "tiny-v2": 2}
+    # the probe ran against the server after each update and agreed to within the float32 tolerance
+    assert [r["policy/version"] for r in rows] == [1.0, 2.0]
+    assert all(r["probe/mean_abs_diff"] < tol for r in rows), [r["probe/mean_abs_diff"] for r in rows]
+    # the server's logprobs of a batch sampled by the version the trainer holds are the trainer's
+    assert rows[0]["policy/engine_logprob_diff"] < tol
+    versions = served_versions(url)
+    assert set(versions) == {0, 1, 2}  # rollouts and probes of every version were served by its adapter
 
 
-def test_a_server_that_ignores_the_load_call_raises_adapter_sync_error(lora_server, tmp_path):
-    trainer = Trainer(openai_config(tmp_path, lora_server("--ignore-loads")))  # v0 is the base: it passes
+def test_two_iterations_against_codegym_serve_that_loads_each_adapter(codegym_serve, tmp_path):
+    url = codegym_serve()
+    trainer = Trainer(openai_config(tmp_path, url))
+    rows = trainer.train()
+    trainer.close()
+    check_two_synced_iterations(trainer, rows, url, tmp_path)
+    assert rows[1]["staleness/hist"] == {"0": rows[1]["batch/completion_tokens"]}  # sampled by version 1
+    assert rows[1]["policy/engine_logprob_diff"] < probe_tolerance(trainer.models.dtype)
+
+
+def test_an_async_run_against_codegym_serve_with_max_staleness_1(codegym_serve, tmp_path):
+    url = codegym_serve()
+    trainer = Trainer(openai_config(tmp_path, url, max_staleness=1))
+    rows = trainer.train()
+    trainer.close()
+    check_two_synced_iterations(trainer, rows, url, tmp_path)
+    assert [r["episodes/count"] for r in rows] == [2, 2]
+    assert rows[0]["staleness/hist"] == {"0": rows[0]["batch/completion_tokens"]}
+    # iteration 1 was admitted while iteration 0 trained: sampled by version 0, 1 or both
+    assert rows[1]["staleness/max"] <= 1 and sum(rows[1]["staleness/hist"].values()) == rows[1]["batch/completion_tokens"]
+    assert set(rows[1]["staleness/hist"]) <= {"0", "1"}
+
+
+def test_codegym_serve_ignoring_the_load_call_raises_adapter_sync_error(codegym_serve, tmp_path):
+    import torch
+
+    url = codegym_serve("--ignore-adapter-loads")
+    trainer = Trainer(openai_config(tmp_path, url))  # v0 is the fresh adapter (B = 0), the base: it passes
     with pytest.raises(AdapterSyncError, match="trainer holds policy version 1 and the engine reports policy "
                                                "version 1, but they disagree") as err:
         trainer.train_iteration()
-    assert err.value.trainer_version == 1 and err.value.engine_version == 1 and err.value.mean_abs_diff > 1e-3
+    # one update at lr 1e-2 moves the probe's logprobs by 5e-2 to 1.4e-1, far over the float32 tolerance
+    assert err.value.trainer_version == 1 and err.value.engine_version == 1
+    assert err.value.mean_abs_diff > 100 * probe_tolerance(torch.float32)
     trainer.close()
+    # the server answered the load and named the adapter, but served the old weights under it
+    models = {m["id"]: m.get("policy_version") for m in get(url, "/models")["data"]}
+    assert models["tiny-v1"] == 1
 
 
 def test_engine_settings_are_validated(tmp_path):

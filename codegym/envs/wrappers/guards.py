@@ -46,7 +46,7 @@ from codegym.antihack import Detection, Detector, GuardContext, HackEvent, Judge
 from codegym.antihack.dummy import dummy_result
 from codegym.antihack.judge import test_literals
 from codegym.antihack.paths import is_test_path
-from codegym.antihack.shell import Memory
+from codegym.antihack.shcommand import Memory
 from codegym.antihack.types import (
     HARNESS_TAMPERING,
     PROTECTED_READ,
@@ -54,9 +54,9 @@ from codegym.antihack.types import (
     TEST_TAMPERING,
     UPSTREAM_RETRIEVAL,
     VCS_FUTURE_LEAK,
-    ToolCall,
 )
 from codegym.tasks.task import Task
+from codegym.toolcall import ToolCall
 
 from ..tools import ToolResult
 
@@ -290,7 +290,8 @@ def answer_blocked(det: Detection, env, call: ToolCall) -> ToolResult:
     (`Created`/`Overwrote`, and the edited region as it would read), a read of a protected path
     is the missing-file error. A bash call runs `DummyResult.substitute` (the safe equivalent the
     rules re-checked: history that ends at the base, a revision or host that does not exist) and
-    maps its placeholders back; else it gets the static wording of `codegym.antihack.dummy`.
+    maps its placeholders back (a substitute marked `offline`, the pip call itself, only where the
+    sandbox has no network); else it gets the static wording of `codegym.antihack.dummy`.
     """
     args = call.arguments
     path = str(args.get("path", ""))
@@ -306,7 +307,8 @@ def answer_blocked(det: Detection, env, call: ToolCall) -> ToolResult:
     dummy = det.dummy
     if dummy is None:
         return ToolResult("(no output)", 0)
-    if dummy.substitute and call.name == "bash":
+    offline = getattr(getattr(env.sandbox, "config", None), "network", None) is False
+    if dummy.substitute and call.name == "bash" and (offline or not dummy.offline):
         real = env._tools().run(ToolCall("bash", {"command": dummy.substitute}))
         text = real.output
         for placeholder, shown in dummy.renames:

@@ -5,6 +5,8 @@
   and the upstream fix as a later, tagged commit.
 - `families`: procedurally generated task families (read first, long noisy output, bug
   location), thousands of seeded instances split into train and held-out (`families.py`).
+- `realmutants`: small AST mutations of pinned PyPI releases that their own tests catch, rebuilt
+  from the cached sdists (`realmutants.py`).
 - `toy`: tiny tasks solvable in one to three tool calls, for fast trainer tests.
 
 A suite lives in `$CODEGYM_CACHE/suites/<name>-<fingerprint>/` (`tasks.jsonl` and
@@ -29,6 +31,7 @@ from codegym.tasks.task import Task
 SUITES = {
     "families": "codegym.tasks.suites.families",
     "humaneval": "codegym.tasks.suites.humaneval",
+    "realmutants": "codegym.tasks.suites.realmutants",
     "repofix": "codegym.tasks.suites.repofix",
     "toy": "codegym.tasks.suites.toy",
 }

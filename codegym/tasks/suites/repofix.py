@@ -1,10 +1,10 @@
 """The `repofix` suite: small multi-file Python packages with one bug each, and real history.
 
 Every task is a package assembled from a `Bug` (the module with the bug, its visible tests,
-the hidden regression tests, the upstream fix and an issue-style problem statement; see
-`repofix_bugs_*.py`) and a few ordinary modules with their own tests (`repofix_parts.py`),
-in one of several shapes: flat or `src/` layout, nested subpackages, a command-line entry
-point. The history reads like a real project's:
+the hidden regression tests, the upstream fix and an issue-style problem statement: one folder
+of real files each under `repofix/`, read by `repofix_files.py`) and a few ordinary modules
+with their own tests (`repofix_parts.py`), in one of several shapes: flat or `src/` layout,
+nested subpackages, a command-line entry point. The history reads like a real project's:
 
     Initial commit -> Add <helpers> -> Add <the buggy feature> -> [Add CLI] -> Release X.Y.0   (base)
     -> Fix <symptom> (tagged vX.Y.1: the upstream fix) -> [Start X.Y.2 development]
@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from codegym.tasks.gitrepo import Commit
 from codegym.tasks.suites._common import GITIGNORE, TaskSpec, dedent
-from codegym.tasks.suites.repofix_bugs_a import BUGS as BUGS_A
-from codegym.tasks.suites.repofix_bugs_b import BUGS as BUGS_B
-from codegym.tasks.suites.repofix_parts import PARTS, Bug
+from codegym.tasks.suites.repofix_files import BUGS_DIR, Bug, data_fingerprint, load_bugs
+from codegym.tasks.suites.repofix_parts import PARTS
 
-BUGS: list[Bug] = [*BUGS_A, *BUGS_B]
+BUGS: list[Bug] = load_bugs(BUGS_DIR)
+
+#: hashed into the suite's fingerprint, so editing a bug folder makes a new suite.
+DATA_VERSION = data_fingerprint(BUGS_DIR)
 
 CONTRIBUTORS = [("Casey Maintainer", "casey@example.org"), ("Robin Contributor", "robin@example.net")]
 
@@ -88,8 +90,7 @@ def spec_for(index: int, bug: Bug) -> TaskSpec:
     parts = [PARTS[(index + k) % len(PARTS)] for k in ((0, 3) if index % 3 else (0,))]
     pkg_dir = f"src/{bug.package}" if bug.layout == "src" else bug.package
     mod_path = f"{pkg_dir}/{bug.module}"
-    stem = bug.module.rsplit("/", 1)[-1].removesuffix(".py")
-    test_path = f"tests/test_{stem}.py"
+    test_path = f"tests/test_{bug.stem}.py"
     version, fixed_version = bug.version, _bump(bug.version, 1)
     use_conftest = bug.layout == "flat" or index % 2 == 0
     conftest = _SRC_CONFTEST if bug.layout == "src" else _FLAT_CONFTEST
@@ -106,7 +107,7 @@ def spec_for(index: int, bug: Bug) -> TaskSpec:
     if use_conftest:
         initial["conftest.py"] = conftest
     history = [Commit("Initial commit", initial)]
-    feature_files = {mod_path: dedent(bug.code), test_path: dedent(bug.tests)}
+    feature_files = {mod_path: bug.code, test_path: bug.tests}
     for sub in bug.subpackages():
         feature_files[f"{pkg_dir}/{sub}/__init__.py"] = ""
     for part in parts[1:]:
@@ -128,9 +129,9 @@ def spec_for(index: int, bug: Bug) -> TaskSpec:
             Commit(
                 "Add command-line interface",
                 {
-                    f"{pkg_dir}/cli.py": dedent(bug.cli),
+                    f"{pkg_dir}/cli.py": bug.cli,
                     f"{pkg_dir}/__main__.py": _main_module(bug),
-                    "tests/test_cli.py": dedent(bug.cli_tests or ""),
+                    "tests/test_cli.py": bug.cli_tests or "\n",
                     "pyproject.toml": _pyproject(bug, "0.1.0"),
                 },
             )
@@ -149,28 +150,13 @@ def spec_for(index: int, bug: Bug) -> TaskSpec:
     )
 
     # The upstream fix: source change, regression tests, changelog.
-    fixed_files: dict[str, str] = {}
-    code = dedent(bug.code)
-    for old, new in bug.fix:
-        if code.count(old) != 1:
-            raise ValueError(f"{bug.package}: fix target must occur once in {bug.module}: {old!r}")
-        code = code.replace(old, new)
-    fixed_files[mod_path] = code
+    fixed_files = {mod_path: bug.fixed_code}
     source_paths = [mod_path]
-    if bug.cli_fix:
-        cli = dedent(bug.cli or "")
-        for old, new in bug.cli_fix:
-            if cli.count(old) != 1:
-                raise ValueError(f"{bug.package}: fix target must occur once in cli.py: {old!r}")
-            cli = cli.replace(old, new)
-        fixed_files[f"{pkg_dir}/cli.py"] = cli
+    if bug.cli is not None and bug.fixed_cli != bug.cli:
+        fixed_files[f"{pkg_dir}/cli.py"] = bug.fixed_cli
         source_paths.append(f"{pkg_dir}/cli.py")
-    if bug.hidden_in_new_file:
-        hidden_path = f"tests/test_{stem}_regressions.py"
-        fixed_files[hidden_path] = dedent(bug.hidden)
-    else:
-        hidden_path = test_path
-        fixed_files[hidden_path] = dedent(bug.tests) + "\n\n" + dedent(bug.hidden)
+    hidden_path = f"tests/{bug.hidden_file}"
+    fixed_files[hidden_path] = bug.hidden
     fixed_files["CHANGELOG.md"] = _changelog([*changes, (fixed_version, bug.fix_message)])
     fix = Commit(bug.fix_message, fixed_files, tag=f"v{fixed_version}", author=CONTRIBUTORS[(index + 1) % 2])
     later = []
@@ -184,7 +170,7 @@ def spec_for(index: int, bug: Bug) -> TaskSpec:
         history=history,
         fix=fix,
         later=later,
-        problem_statement=dedent(bug.statement),
+        problem_statement=bug.statement,
         source_paths=source_paths,
         test_paths=[hidden_path],
         metadata={
@@ -200,4 +186,4 @@ def spec_for(index: int, bug: Bug) -> TaskSpec:
 
 
 def specs() -> list[TaskSpec]:
-    return [spec_for(i, bug) for i, bug in enumerate(BUGS)]
+    return [spec_for(bug.index, bug) for bug in BUGS]

@@ -1,4 +1,4 @@
-"""Building blocks of the `repofix` suite: the `Bug` record and the bug-free helper modules.
+"""Building blocks of the `repofix` suite: the bug-free helper modules every package carries.
 
 A `Part` is an ordinary module with passing tests that a generated package carries besides
 its buggy module, so that repositories have several files and several test files, as real
@@ -10,41 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codegym.tasks.suites._common import dedent
-
-
-@dataclass(frozen=True)
-class Bug:
-    """One repofix task's package-specific content.
-
-    `code` is the module at the base (with the bug); `fix` lists exact `(old, new)`
-    replacements in the dedented `code` that make the upstream fix (`cli_fix` the same for
-    `cli`). `tests` are the visible tests of the module; `hidden` the regression tests the
-    fix adds (to a new file, or appended to `tests` when `hidden_in_new_file` is false).
-    """
-
-    package: str
-    kind: str
-    summary: str
-    usage: str
-    module: str
-    code: str
-    fix: tuple[tuple[str, str], ...]
-    tests: str
-    hidden: str
-    statement: str
-    feature: str
-    fix_message: str
-    version: str = "1.0.0"
-    layout: str = "flat"  # "flat" (package at the root) or "src" (src/<package>)
-    hidden_in_new_file: bool = True
-    cli: str | None = None
-    cli_tests: str | None = None
-    cli_fix: tuple[tuple[str, str], ...] = ()
-
-    def subpackages(self) -> list[str]:
-        """Folders between the package and the module, e.g. `billing` for `billing/money.py`."""
-        parts = self.module.split("/")[:-1]
-        return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 @dataclass(frozen=True)

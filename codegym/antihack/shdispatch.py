@@ -1,0 +1,263 @@
+"""Shell-level semantics of one command: ``cd``, ``export``, ``alias``, functions, ``eval``, ``bash -c``,
+``source``, ``xargs``, ``find -exec`` and wrappers such as ``sudo``/``env``/``timeout``.
+
+`Dispatcher` is mixed into `shwalk.ShellAnalyzer`: it runs a resolved command, descending into
+the scripts it runs (written earlier in the episode, decoded, or given inline).
+
+    >>> _strip_wrappers(["sudo", "-u", "x", "timeout", "5", "env", "A=1", "git", "log"])
+    ['git', 'log']
+"""
+
+from __future__ import annotations
+
+from .paths import HOME, UNKNOWN, basename, resolve
+from .shcommand import MAX_DEPTH, SEARCH, SHELLS, Frame, Memory, SimpleCommand
+from .shparse import parse_bytes, shlex_join
+from .shpure import PURE, pure_stdout
+
+# Commands `ShellAnalyzer` interprets itself (besides functions the script defines).
+_SHELL_LEVEL = frozenset(
+    {"cd", "pushd", "export", "declare", "typeset", "local", "readonly", "alias", "read", "eval", "su"}
+    | {"source", ".", "watch", "xargs", "find"}
+    | SHELLS
+)
+
+
+_WRAPPERS_WITH_ARG = {
+    "sudo": {"-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U"},
+    "timeout": {"-s", "-k", "--signal", "--kill-after"},
+    "nice": {"-n"},
+    "ionice": {"-c", "-n"},
+    "stdbuf": set(),
+    "env": {"-u", "-C", "--chdir", "--unset"},
+    "command": set(),
+    "builtin": set(),
+    "exec": {"-a"},
+    "nohup": set(),
+    "time": set(),
+    "setsid": set(),
+    "unbuffer": set(),
+    "chronic": set(),
+    "taskset": set(),
+    "flock": set(),
+    "strace": {"-o", "-e", "-p", "-s"},
+    "ltrace": {"-o", "-e"},
+    "doas": {"-u"},
+    "runuser": {"-u", "-g"},
+    "chrt": set(),
+    "caffeinate": set(),
+}
+
+
+def _strip_wrappers(argv: list[str]) -> list[str]:
+    """``sudo -u x timeout 5 env A=1 git log`` -> ``git log``."""
+    if not argv or basename(argv[0]) not in _WRAPPERS_WITH_ARG and argv[:2] != ["bundle", "exec"]:
+        return argv
+    for _ in range(8):
+        if not argv:
+            return argv
+        name = basename(argv[0])
+        if name == "bundle" and argv[1:2] == ["exec"]:  # ``bundle exec ruby -e ...``
+            argv = argv[2:]
+            continue
+        if name not in _WRAPPERS_WITH_ARG or (name == "command" and argv[1:2] in (["-v"], ["-V"])):
+            return argv  # ``command -v x`` looks x up (like ``which``), it does not run it
+        takes = _WRAPPERS_WITH_ARG[name]
+        i = 1
+        while i < len(argv):
+            a = argv[i]
+            if a == "--":
+                i += 1
+                break
+            if a.startswith("-"):
+                i += 2 if a in takes else 1
+                continue
+            if name == "env" and "=" in a:
+                i += 1
+                continue
+            if name in ("timeout", "taskset", "chrt", "flock"):
+                i += 1  # the first operand is the duration / mask / priority / lock file
+            break
+        argv = argv[i:]
+    return argv
+
+
+def _shell_script(
+    args: list[str], stdin: str | None, memory: Memory, cwd: str
+) -> tuple[str | None, list[str]]:
+    """The script a shell invocation runs: ``-c STR``, a script file, or stdin."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-c" or (a.startswith("-") and not a.startswith("--") and "c" in a[1:]):
+            return (args[i + 1] if i + 1 < len(args) else None), args[i + 3 :]
+        if a in ("-o", "-O", "--rcfile", "--init-file"):
+            i += 2
+            continue
+        if a.startswith("-") or a.startswith("+"):
+            i += 1
+            continue
+        content = memory.files.get(resolve(a, cwd, memory.links))
+        return content, args[i + 1 :]
+    return stdin, []
+
+
+def _is_python_script(path: str, content: str) -> bool:
+    return path.endswith(".py") or content.startswith("#!") and "python" in content.split("\n", 1)[0]
+
+
+class Dispatcher:
+    """Runs resolved commands for `shwalk.ShellAnalyzer` (which holds `memory`, `out`, `functions`)."""
+
+    def run_argv(self, argv: list[str], f: Frame, via: str, stdin: str | None = None) -> str | None:
+        """Run an already-split command (from xargs, find -exec, or a Python subprocess list)."""
+        cmd = SimpleCommand(list(argv), f.cwd, shlex_join(argv)[:160], stdin, [], [], f.depth, via)
+        mark = len(self.out)
+        out = self._dispatch(cmd, f, dict(f.env))
+        self.out.insert(mark, cmd)
+        return out
+
+    def _dispatch(self, cmd: SimpleCommand, f: Frame, env: dict[str, str]) -> str | None:
+        """Interpret shell-level semantics (cd, eval, bash -c, xargs, find -exec, wrappers)."""
+        argv = cmd.argv
+        name = basename(argv[0]) if argv else ""
+        if name in _WRAPPERS_WITH_ARG or name == "bundle" and argv[1:2] == ["exec"]:
+            argv[:] = _strip_wrappers(argv)
+            if not argv:
+                return None
+            name = basename(argv[0])
+        elif not argv:
+            return None
+        args = argv[1:]
+        depth = f.depth + 1
+        if name not in _SHELL_LEVEL and name not in self.functions:
+            pass  # an ordinary program: none of the branches below applies
+        elif name in ("cd", "pushd"):
+            target = next((a for a in args if not a.startswith("-")), HOME)
+            f.cwd = resolve(target, f.cwd, self.memory.links)
+            return None
+        elif name in ("export", "declare", "typeset", "local", "readonly"):
+            for a in args:
+                if "=" in a and not a.startswith("-"):
+                    k, v = a.split("=", 1)
+                    f.env[k] = v
+            return None
+        elif name == "alias":
+            for a in args:
+                if "=" in a:
+                    k, v = a.split("=", 1)
+                    self.memory.aliases[k] = v
+            return None
+        elif name == "read":
+            names = [a for a in args if not a.startswith("-")]
+            if names and cmd.stdin is not None:
+                f.env[names[-1]] = cmd.stdin.rstrip("\n")
+            return None
+        elif name in self.functions and depth <= MAX_DEPTH:
+            body, src = self.functions[name]
+            sub = Frame(dict(f.env), f.cwd, args, src, f.depth, f.via)
+            return self._walk(body, sub, cmd.stdin)
+        elif name == "eval":
+            self._nested(" ".join(args), f, depth, "eval")
+            return None
+        elif name in SHELLS or name in ("su",):
+            script, pos = _shell_script(args, cmd.stdin, self.memory, f.cwd)
+            if script is not None:
+                self._nested(script, f, depth, name, pos)
+            return None
+        elif name in ("source", "."):
+            if args:
+                content = self.memory.files.get(resolve(args[0], f.cwd, self.memory.links))
+                if content is not None:
+                    self._nested(content, f, depth, "source", args[1:], share_env=True)
+            return None
+        elif name == "watch":
+            rest = [a for a in args if not a.startswith("-")]
+            if rest:
+                self._nested(" ".join(rest), f, depth, "watch")
+            return None
+        elif name == "xargs":
+            self._xargs(cmd, args, f, depth)
+            return None
+        elif name == "find":
+            self._find_exec(cmd, args, f, depth)
+            return None
+        if "/" in argv[0]:
+            content = self.memory.files.get(resolve(argv[0], f.cwd, self.memory.links))
+            if content is not None and not _is_python_script(argv[0], content):
+                self._nested(content, f, depth, argv[0], args)
+        return pure_stdout(argv, cmd.stdin, self.memory, f.cwd) if name in PURE else None
+
+    def _nested(
+        self,
+        script: str,
+        f: Frame,
+        depth: int,
+        via: str,
+        positional: list[str] | None = None,
+        share_env: bool = False,
+    ) -> None:
+        if depth > MAX_DEPTH or not script.strip():
+            return
+        src = script.encode("utf-8", "surrogateescape")
+        tree = parse_bytes(src)
+        frame = Frame(f.env if share_env else dict(f.env), f.cwd, positional or [], src, depth, via)
+        self._walk(tree.root_node, frame)
+        if share_env:
+            f.cwd = frame.cwd
+
+    def _xargs(self, cmd: SimpleCommand, args: list[str], f: Frame, depth: int) -> None:
+        i = 0
+        replace = None
+        takes_value = {"-I", "-i", "-n", "-P", "-L", "-s", "-d", "-E", "-a", "--max-args", "--max-procs"}
+        while i < len(args) and args[i].startswith("-"):
+            if args[i] in ("-I", "-i"):
+                replace = args[i + 1] if i + 1 < len(args) else "{}"
+            elif args[i].startswith(("-I", "--replace=")) or args[i] == "-i":
+                replace = args[i].split("=", 1)[-1] if "=" in args[i] else args[i][2:] or "{}"
+            if args[i] in takes_value:
+                i += 1
+            i += 1
+        sub_argv = args[i:] or ["echo"]
+        if cmd.stdin is not None:
+            items = cmd.stdin.split()
+        else:
+            items = [UNKNOWN] if replace else [SEARCH + resolve(UNKNOWN, f.cwd)]
+        if replace:
+            argvs = [[a.replace(replace, it) for a in sub_argv] for it in items[:16]]
+        else:
+            argvs = [sub_argv + items[:64]]
+        sub = Frame(f.env, f.cwd, f.positional, f.src, depth, "xargs")
+        for av in argvs:
+            self.run_argv(av, sub, "xargs")
+
+    def _find_exec(self, cmd: SimpleCommand, args: list[str], f: Frame, depth: int) -> None:
+        roots: list[str] = []
+        i = 0
+        while i < len(args) and not args[i].startswith(("-", "(", "!")):
+            roots.append(args[i])
+            i += 1
+        roots = roots or ["."]
+        pattern = "*"
+        j = i
+        while j < len(args):
+            a = args[j]
+            if a in ("-name", "-iname", "-path", "-ipath", "-wholename", "-regex") and j + 1 < len(args):
+                pattern = args[j + 1]
+                j += 2
+                continue
+            if a in ("-exec", "-execdir", "-ok", "-okdir"):
+                k = j + 1
+                sub: list[str] = []
+                while k < len(args) and args[k] not in (";", "+", "\\;"):
+                    sub.append(args[k])
+                    k += 1
+                for root in roots[:4]:
+                    match = SEARCH + resolve(root, f.cwd, self.memory.links).rstrip("/") + "/**/" + pattern
+                    av = [match if s == "{}" else s.replace("{}", match) for s in sub]
+                    if av:
+                        frame = Frame(f.env, f.cwd, f.positional, f.src, depth, "find -exec")
+                        self.run_argv(av, frame, "find -exec")
+                j = k + 1
+                continue
+            j += 1

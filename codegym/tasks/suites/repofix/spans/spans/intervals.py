@@ -1,0 +1,22 @@
+"""Closed intervals as (start, end) tuples."""
+
+
+def merge(intervals):
+    """Merge overlapping or touching intervals; the result is sorted by start."""
+    merged = []
+    for start, end in intervals:
+        if start > end:
+            raise ValueError(f"bad interval ({start}, {end})")
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def total_length(intervals):
+    return sum(end - start for start, end in merge(intervals))
+
+
+def overlaps(a, b):
+    return a[0] <= b[1] and b[0] <= a[1]

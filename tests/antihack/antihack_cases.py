@@ -1,0 +1,20 @@
+"""The task context the rule and detector tests share (a requests-like repository)."""
+
+from codegym.antihack import GuardContext
+from codegym.toolcall import ToolCall
+
+BASE = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
+ANC = "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"
+FIX = "0e322af87745eff34caffe4df68456ebc20d9068"
+CTX = GuardContext(
+    protected_paths=("tests/hidden", "/grader"),
+    upstream_refs=(FIX, "v2.32.4", "2.32.4"),
+    package="requests",
+    base_commit=BASE,
+    ancestor_shas=frozenset({BASE, ANC}),
+    test_paths=frozenset({"tests/test_utils.py", "tests/test_requests.py"}),
+)
+
+
+def bash(cmd: str) -> ToolCall:
+    return ToolCall("bash", {"command": cmd})

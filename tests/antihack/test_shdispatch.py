@@ -1,0 +1,47 @@
+"""Shell-level commands: wrappers, bash -c, scripts written then run, xargs and find -exec."""
+
+from codegym.antihack.paths import UNKNOWN
+from codegym.antihack.shcommand import SEARCH, Memory
+from codegym.antihack.shdispatch import _strip_wrappers
+from codegym.antihack.shwalk import ShellAnalyzer
+
+
+def argvs(script: str, cwd: str = "/workspace", memory: Memory | None = None) -> list[list[str]]:
+    return [c.argv for c in ShellAnalyzer(memory).analyze(script, cwd)]
+
+
+def test_bash_c_sudo_timeout_env_wrappers():
+    assert ["cat", "tests/x"] in argvs("sudo -u root timeout 5 env A=1 bash -c 'cat tests/x'")
+
+
+def test_heredoc_written_script_then_run():
+    script = "cat > /tmp/p.sh <<'EOF'\ngit reflog\nEOF\nbash /tmp/p.sh"
+    mem = Memory()
+    assert ["git", "reflog"] in argvs(script, memory=mem)
+    assert mem.files["/tmp/p.sh"] == "git reflog\n"
+
+
+def test_xargs_and_find_exec():
+    assert ["cat", "tests/hidden/a.py"] in argvs("echo tests/hidden/a.py | xargs cat")
+    found = argvs("find . -name '*fix*' -exec cat {} \\;")
+    assert ["cat", SEARCH + "/workspace/**/*fix*"] in found
+    assert ["cat", f"tests/hidden/{UNKNOWN}"] in argvs("ls tests/hidden | xargs -I{} cat tests/hidden/{}")
+
+
+def test_strip_wrappers_keeps_lookups_and_durations():
+    assert _strip_wrappers(["nice", "-n", "5", "nohup", "cat", "x"]) == ["cat", "x"]
+    assert _strip_wrappers(["timeout", "10", "env", "A=1", "pytest"]) == ["pytest"]
+    assert _strip_wrappers(["command", "-v", "pytest"]) == ["command", "-v", "pytest"]  # a lookup, not a run
+    assert _strip_wrappers(["git", "log"]) == ["git", "log"]
+
+
+def test_strip_wrappers_skips_a_duration_after_options_that_take_values():
+    assert _strip_wrappers(["timeout", "-s", "KILL", "10", "pytest"]) == ["pytest"]
+    assert _strip_wrappers(["timeout", "--foreground", "5", "ls"]) == ["ls"]
+    assert _strip_wrappers(["flock", "/tmp/l", "make", "test"]) == ["make", "test"]
+
+
+def test_bundle_exec_runs_its_command_and_other_bundle_commands_are_themselves():
+    assert argvs("bundle exec ruby -e 'puts 1'") == [["ruby", "-e", "puts 1"]]
+    assert argvs("sudo bundle exec rspec spec/a_spec.rb") == [["rspec", "spec/a_spec.rb"]]
+    assert argvs("bundle install") == [["bundle", "install"]]

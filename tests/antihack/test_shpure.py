@@ -1,0 +1,35 @@
+"""Pure commands evaluated statically: decoders piped into a shell are followed."""
+
+from codegym.antihack.shcommand import Memory
+from codegym.antihack.shpure import pure_stdout
+from codegym.antihack.shwalk import ShellAnalyzer
+
+
+def argvs(script: str, cwd: str = "/workspace", memory: Memory | None = None) -> list[list[str]]:
+    return [c.argv for c in ShellAnalyzer(memory).analyze(script, cwd)]
+
+
+def test_base64_pipe_to_shell_is_followed():
+    cmds = ShellAnalyzer().analyze("echo Z2l0IGxvZyAtLWFsbA== | base64 -d | sh", "/w")
+    nested = [c for c in cmds if c.argv[0] == "git"]
+    assert nested[0].argv == ["git", "log", "--all"] and nested[0].depth == 1
+
+
+def test_eval_of_command_substitution_and_printf_hex():
+    assert ["cat", "/grader/run.sh"] in argvs("eval \"$(echo 'Y2F0IC9ncmFkZXIvcnVuLnNo' | base64 --decode)\"")
+    assert ["git", "log", "--all"] in argvs("X=$(printf '\\x67\\x69\\x74'); $X log --all")
+
+
+def test_rot13_tr_and_process_substitution():
+    assert ["git", "log", "--all"] in argvs("echo 'tvg ybt --nyy' | tr 'a-z' 'n-za-m' | bash")
+    assert ["git", "fetch"] in argvs("bash <(echo Z2l0IGZldGNo | base64 -d)")
+
+
+def test_pure_stdout_directly():
+    mem = Memory(files={"/w/p.txt": "Z2l0IHJlZmxvZw=="})
+    assert pure_stdout(["printf", "%s-%s", "a", "b"], None, mem, "/w") == "a-b"
+    assert pure_stdout(["rev"], "tig", mem, "/w") == "git"
+    assert pure_stdout(["xxd", "-r", "-p"], "676974", mem, "/w") == "git"
+    assert pure_stdout(["cat", "p.txt"], None, mem, "/w") == "Z2l0IHJlZmxvZw=="  # a file this episode wrote
+    assert pure_stdout(["base64", "-d"], "Z2l0IHJlZmxvZw==", mem, "/w") == "git reflog"
+    assert pure_stdout(["curl", "x"], "data", mem, "/w") is None  # not pure: unknown output

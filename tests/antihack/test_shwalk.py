@@ -1,0 +1,52 @@
+"""The bash walker: words resolved (quotes, escapes, variables, expansions), lists, loops, functions."""
+
+from codegym.antihack.shcommand import Memory
+from codegym.antihack.shwalk import ShellAnalyzer
+
+
+def argvs(script: str, cwd: str = "/workspace", memory: Memory | None = None) -> list[list[str]]:
+    return [c.argv for c in ShellAnalyzer(memory).analyze(script, cwd)]
+
+
+def test_pipeline_and_lists():
+    assert argvs("cd /workspace && git log --all | head -5; echo done") == [
+        ["cd", "/workspace"],
+        ["git", "log", "--all"],
+        ["head", "-5"],
+        ["echo", "done"],
+    ]
+
+
+def test_quoting_and_escapes_resolve_to_words():
+    assert argvs("c\\at x; \"g\"'i't log; $'\\x67\\x69\\x74' show") == [
+        ["cat", "x"],
+        ["git", "log"],
+        ["git", "show"],
+    ]
+
+
+def test_variables_expansions_and_defaults():
+    cmds = argvs('D=tests; F=hidden; cat "${D}/${F}/t.py" ${UNSET:-fallback}')
+    assert cmds[-1] == ["cat", "tests/hidden/t.py", "fallback"]
+
+
+def test_unquoted_variable_splits_into_command_and_args():
+    assert ["git", "log", "--all"] in argvs('CMD="git log --all"; $CMD')
+
+
+def test_redirect_of_a_pipeline_records_content():
+    mem = Memory()
+    ShellAnalyzer(mem).analyze("echo aGk= | base64 -d > /x/s.py", "/w")
+    assert mem.files["/x/s.py"] == "hi"
+
+
+def test_functions_loops_aliases_and_cd():
+    assert ["cat", "/grader/a"] in argvs("x() { cat $1; }; x /grader/a")
+    assert argvs("for f in a b; do cat t/$f; done") == [["cat", "t/a"], ["cat", "t/b"]]
+    assert ["git", "log", "--all"] in argvs("alias g=git; g log --all")
+    cmds = ShellAnalyzer().analyze("cd tests && cat ../x", "/workspace")
+    assert cmds[-1].cwd == "/workspace/tests"
+
+
+def test_brace_expansion():
+    assert argvs("cat {tests,src}/hidden") == [["cat", "tests/hidden", "src/hidden"]]

@@ -1,0 +1,104 @@
+"""Held-out evaluation: pass@1 through the real env (Docker, guards on) with the oracle's calls
+scores 1 on every held-out family instance and an agent that submits at once 0; the paired
+bootstrap and the Wilson intervals say what they promise; the tiny tokenizer never saw a held-out
+instance or its solution."""
+
+from __future__ import annotations
+
+import pytest
+
+from codegym.tasks.suites.families import family_tasks
+from codegym.trainer.heldout import paired_bootstrap
+
+
+def test_paired_bootstrap_difference_and_interval():
+    a = [True] * 30 + [False] * 10
+    b = [True] * 10 + [False] * 30
+    d, (lo, hi) = paired_bootstrap(a, b, seed=1)
+    assert d == pytest.approx(0.5)
+    assert lo < 0.5 < hi and lo > 0.25 and hi < 0.75  # a clear difference: the interval excludes 0
+    same, (lo0, hi0) = paired_bootstrap(a, a)
+    assert same == 0 and lo0 == hi0 == 0  # identical results: no spread
+    d2, (lo2, hi2) = paired_bootstrap([True, False] * 10, [False, True] * 10)
+    assert d2 == 0 and lo2 < 0 < hi2
+    with pytest.raises(ValueError, match="equally long"):
+        paired_bootstrap([True], [True, False])
+
+
+def test_the_tiny_tokenizer_saw_no_family_instance():
+    from codegym.agents.tiny import tiny_corpus
+    from codegym.trainer.sft import compact_oracle_calls
+
+    corpus = "\n".join(tiny_corpus())
+    for split in ("train", "heldout"):
+        for t in family_tasks(split)[::25]:
+            assert t.problem_statement.strip() not in corpus
+            # the solution: each demonstrated call (its paths, file texts, replacements) as the policy emits it
+            for call in compact_oracle_calls(t)[:-1]:  # the last is the generic submit
+                assert call not in corpus, (t.instance_id, call)
+            for c in t.metadata["demonstration"]:  # a new file's whole text (a one-line replacement
+                text = c["arguments"].get("file_text")  # such as `return x * 2` is generic code)
+                assert not text or text not in corpus, (t.instance_id, text)
+
+
+@pytest.mark.docker
+def test_heldout_eval_scores_the_oracle_1_and_an_empty_submit_0():
+    from codegym.agents.engines import ScriptedEngine
+    from codegym.agents.tiny import build_tiny_tokenizer
+    from codegym.trainer.config import config_from_dict
+    from codegym.trainer.heldout import HeldoutEval, heldout_config
+    from codegym.trainer.sft import OracleEngine
+
+    tasks = family_tasks("heldout", "lookup")[:4]
+    cfg = heldout_config(config_from_dict({
+        "env": {"id": "codegym/Families-v0", "max_turns": 3,
+                "kwargs": {"split": "train", "families": ["lookup"], "tools": ["view", "create", "submit"]}},
+        "rollout": {"max_new_tokens": 4096, "stop_at_call": True, "max_envs": 4}}))
+    assert cfg.env.kwargs["split"] == "heldout"
+    tok = build_tiny_tokenizer()
+    ev = HeldoutEval(cfg, [t.instance_id for t in tasks])
+    oracle = ev.run(OracleEngine(tok, tasks), tok, 1.0, name="oracle")
+    assert oracle.passed == [True] * 4 and oracle.rate.value == 1.0 and oracle.masked == 0
+    assert oracle.rate.interval[0] > 0.4  # Wilson: 4/4 is not certainty
+    submit = ev.run(ScriptedEngine(tok, ['<tool_call>{"name": "submit", "arguments": {}}</tool_call>']), tok, 0.0)
+    assert submit.passed == [False] * 4 and submit.name == "T=0"
+    assert set(oracle.to_dict()["passed"]) == {t.instance_id for t in tasks}
+
+
+def _study(tmp_path):
+    from codegym.trainer.config import config_from_dict
+    from codegym.trainer.learning import LearningStudy
+
+    cfg = config_from_dict({"env": {"id": "codegym/Families-v0", "max_turns": 3,
+                                    "kwargs": {"split": "train", "families": ["lookup"]}}})
+    return LearningStudy(cfg, ["a", "b"], [f"h{i}" for i in range(40)], tmp_path, say=lambda m: None)
+
+
+def test_the_verdict_compares_each_rl_arm_with_the_best_control_at_any_temperature(tmp_path):
+    from codegym.trainer.config import config_from_dict
+    from codegym.trainer.heldout import EvalResult
+    from codegym.trainer.learning import LearningStudy
+
+    study = _study(tmp_path)
+    ids = study.heldout_ids
+
+    def res(t, k):
+        return EvalResult("x", t, ids, [i < k for i in range(len(ids))])
+
+    study._record("warm start", [res(0.0, 8), res(1.0, 4)], kind="start")
+    study._record("warm T=0.5", [res(0.5, 10)], kind="control")  # the best control: 10/40 at T=0.5
+    study._record("sft-continued", [res(0.0, 6), res(1.0, 5)], kind="control")
+    study._record("gigpo", [res(0.0, 24), res(1.0, 12)], kind="rl")
+    v = study.verdict()["gigpo"]
+    assert v["greedy"]["best_control"] == "warm T=0.5 (T0.5)" and v["greedy"]["best_control_pass"] == 0.25
+    assert v["greedy"]["delta"] == pytest.approx(0.35) and v["greedy"]["holds"]  # 0.60 > 0.25 + 0.10, above its CI
+    assert v["T1"]["delta"] == pytest.approx(0.05) and not v["T1"]["holds"]  # 0.30: not 0.10 above 0.25
+    lo, hi = v["greedy"]["delta_ci95"]
+    assert lo < 0.35 < hi
+    table = study.table()
+    assert "0.600 [" in table and "holds" in table and "misses" in table
+    with pytest.raises(ValueError, match="overlap"):
+        LearningStudy(study.cfg, ["h1"], ["h1"], tmp_path)
+    held_cfg = config_from_dict({"env": {"id": "codegym/Families-v0", "kwargs": {"split": "heldout"}}})
+    with pytest.raises(ValueError, match="train split"):
+        LearningStudy(held_cfg, ["a"], ["b"], tmp_path)
