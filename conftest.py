@@ -17,6 +17,10 @@ _PACKAGE = Path(__file__).resolve().parent / "codegym"
 
 # A script run inside the sandbox, not a module: it reads its instructions from stdin on import.
 collect_ignore = ["codegym/tasks/grade_runner.py"]
+# Task data, not the project's tests (tests/tasks/test_repofix_dirs.py runs each folder's tests in a
+# copy). Ignored here rather than by a conftest.py among them: a conftest there joins sys.path, and
+# `from conftest import ...` in the project's tests would find it.
+collect_ignore_glob = ["codegym/tasks/suites/repofix/*"]
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> DoctestModule | None:
