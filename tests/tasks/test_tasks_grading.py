@@ -14,6 +14,12 @@ from codegym.tasks.grade_stream import collect
 from codegym.tasks.grading import GradingError, build_diff_script, grade
 from codegym.tasks.validate import run_grading_locally
 from codegym.tasks.workspace import prepare_workspace
+from conftest import (  # tests/tasks/conftest.py (imported at collection)
+    CALC_BUGGY,
+    CALC_FIXED,
+    HIDDEN,
+    VISIBLE,
+)
 
 
 @pytest.fixture
@@ -343,7 +349,6 @@ def _missing_dependency_task(tmp_path):
     be collected at the base, whatever the agent does."""
     from codegym.tasks.gitrepo import Commit, build_repo, file_diff
     from codegym.tasks.task import Task
-    from conftest import CALC_BUGGY, CALC_FIXED, HIDDEN, VISIBLE
 
     visible = "import codegym_absent_dependency  # noqa: F401\n" + VISIBLE
     repo = tmp_path / "needs-dep.git"
