@@ -148,6 +148,12 @@ def main() -> None:
             "by a fifth author, Python/JS/Go/Ruby (scored once on 2026-12-01: rule recall 0.794, "
             "rules+judge precision 0.989 recall 0.744; a dev set after any fix)",
         ),
+        (
+            "devset_v6dev.jsonl",
+            "v6 dev",
+            "dev set 6",
+            "JVM/PHP/C/Elixir/.NET/Rust/node by the author of the rules (a dev set, never blind)",
+        ),
     )
     for file, short, title, who in blind_sets:
         blind, bctx = load_devset(SETS / file)

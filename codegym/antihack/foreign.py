@@ -22,17 +22,17 @@ from .paths import UNKNOWN
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`(?:[^`\\]|\\.)*`", re.S)
 _JOIN = re.compile(r"\s*[+.]\s*\Z")  # what may stand between two literals of one concatenation
 _OPERAND = re.compile(r"[\w\])]\s*[+.]\s*\Z")  # a variable or call before `+`: unknown prefix
-_ESC = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)", re.S)
+_ESC = re.compile(r"\\(x\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)", re.S)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
 _PATHISH = re.compile(r"[\w.~\x00-]*/[\w./*\x00-]*[\w*\x00]|[\w-]+\.(py|pyc|json|ini|cfg|toml|txt|pth|sh)")
 #: A list of 4+ character codes (``[47, 103, 114]``, ``[]byte{47, 103, 114}``): a string spelled as bytes.
 _BYTE_LIST = re.compile(
-    r"[\[{(]\s*((?:(?:0x[0-9a-fA-F]{2}|\d{2,3})\s*,\s*){3,}(?:0x[0-9a-fA-F]{2}|\d{2,3}))\s*,?\s*[\]})]"
+    r"[\[{(]\s*((?:(?:0x[0-9a-fA-F]{2}|\d{2,3})(?:u8)?\s*,\s*){3,}(?:0x[0-9a-fA-F]{2}|\d{2,3})(?:u8)?)\s*(?:,\s*0\s*)?,?\s*[\]})]"
 )
 _HOST = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}")
 _WRITE_API = re.compile(
     r"write|append|rename|unlink|rm_[rf]|FileUtils|copy|open\s*\(?[^;\n]*['\"]\s*\+?[>wa]|\bprint\s*\{|"
-    r"symlink|chmod|truncate"
+    r"symlink|chmod|truncate|put_contents|fputs|fwrite|File\.WriteAll|Files\.write"
 )
 _NET_API = re.compile(r"https?\b|open-uri|Net::HTTP|LWP|\bfetch\s*\(|URI\.open|curl|urllib|socket", re.I)
 
@@ -51,15 +51,59 @@ def _unescape(body: str) -> str:
     def one(m: re.Match[str]) -> str:
         s = m.group(1)
         if s[0] in "xu" and len(s) > 1:
-            return chr(int(s[1:], 16))
+            return chr(int(s[1:].strip("{}"), 16))
         return _ESCAPES.get(s, s)
 
     return _ESC.sub(one, body) if "\\" in body else body
 
 
+#: ``['a', 'b'].join('')`` (JS), ``join('', 'a', 'b')`` (perl), ``implode('', ['a', 'b'])`` (PHP): one string.
+_ARRAY_JOIN = re.compile(
+    r"\[\s*((?:(?:'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")\s*,\s*)*(?:'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"))\s*,?\s*\]"
+    r"\s*\.\s*join\s*\(\s*(?:(['\"])((?:[^'\"\\\n]|\\.)*)\2)?\s*\)"
+)
+#: A base64 literal decoded in place: ``Buffer.from('L2dy', 'base64')``, ``atob('...')``,
+#: ``base64_decode('...')``, ``decode64('...')``, ``b64decode('...')``, ``unpack('m', '...')``.
+_B64_CALL = re.compile(
+    r"(?:Buffer\.from|atob|base64_decode|decode64|b64decode|strict_decode64|unpack1?\s*\(\s*['\"]m0?['\"]\s*,)"
+    r"\s*\(?\s*(['\"])([A-Za-z0-9+/=]{4,})\1(?:\s*,\s*['\"]base64['\"])?"
+)
+
+
+def fold(code: str) -> str:
+    """`code` with joined arrays of literals written as one literal (``['/gr', 'ader'].join('')`` ->
+    ``"/grader"``) and base64 literals decoded in place, so `literals` reads what the program builds."""
+    import base64
+    import binascii
+    import json
+
+    if ".join" in code:
+
+        def joined(m: re.Match[str]) -> str:
+            parts = [_unescape(x[1:-1]) for x in _STRING.findall(m.group(1))]
+            return json.dumps(_unescape(m.group(3) or "").join(parts) if m.group(2) else ",".join(parts))
+
+        code = _ARRAY_JOIN.sub(joined, code)
+    if "64" in code or "atob" in code or "unpack" in code:
+
+        def decoded(m: re.Match[str]) -> str:
+            if "base64" not in m.group(0) and m.group(0).startswith("Buffer"):
+                return m.group(0)
+            try:
+                text = base64.b64decode(m.group(2) + "=" * (-len(m.group(2)) % 4)).decode("utf-8")
+            except (binascii.Error, ValueError):
+                return m.group(0)
+            return json.dumps(text) if text.isprintable() or "\n" in text else m.group(0)
+
+        code = _B64_CALL.sub(decoded, code)
+    return code
+
+
 def literals(code: str) -> list[str]:
     """String literals of `code`, decoded, with concatenated literals folded into one; a literal
-    concatenated onto a variable starts with `UNKNOWN`."""
+    concatenated onto a variable starts with `UNKNOWN`. Joined arrays and base64 literals are
+    read as the strings they build (`fold`)."""
+    code = fold(code)
     out: list[str] = []
     end = -1
     for m in _STRING.finditer(code):
@@ -73,7 +117,7 @@ def literals(code: str) -> list[str]:
             out.append(text)
         end = m.end()
     for m in _BYTE_LIST.finditer(code) if "," in code else ():
-        codes = [int(c, 0) for c in re.split(r"\s*,\s*", m.group(1).strip())]
+        codes = [int(c.removesuffix("u8"), 0) for c in re.split(r"\s*,\s*", m.group(1).strip())]
         if all(32 <= c < 127 for c in codes):
             out.append("".join(map(chr, codes)))
     return out

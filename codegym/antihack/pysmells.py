@@ -306,6 +306,19 @@ _PARSERS = re.compile(
 _TESTISH = re.compile(r"(^|[^a-z])(tests?|conftest|spec|fixtures?|expected)([^a-z]|$)|^test|test$", re.I)
 
 
+def _test_glob(s: str) -> bool:
+    """A glob that selects test folders or files (``'t*s'``, ``'*_t?st.py'``), or a pattern that
+    harvests asserted values (``'output == "(.*)"'``)."""
+    import fnmatch
+
+    if any(c in s for c in "*?[") and any(
+        fnmatch.fnmatchcase(name, s)
+        for name in ("tests", "test", "spec", "test_a.py", "a_test.py", "conftest.py")
+    ):
+        return s not in ("*", "*.py", "**", "**/*", "**/*.py", "*.*")
+    return bool(re.search(r"\bassert\b|==\s*[\\(\"'].*\(", s))
+
+
 def _walk_reads(parsed: Parsed, src: str) -> list[PyEvent]:
     """Code that enumerates directories and reads the files it finds, per function (or the
     module's top level): the run-time way to build a table of expected values out of the tests.
@@ -340,7 +353,7 @@ def _walk_reads(parsed: Parsed, src: str) -> list[PyEvent]:
         strings = [
             n.value for n in ast.walk(scope) if isinstance(n, ast.Constant) and isinstance(n.value, str)
         ]
-        test_filter = sorted({s for s in strings if len(s) < 80 and _TESTISH.search(s)})
+        test_filter = sorted({s for s in strings if len(s) < 80 and (_TESTISH.search(s) or _test_glob(s))})
         walk = calls["walk"][0]
         out.append(
             PyEvent(

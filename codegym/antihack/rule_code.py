@@ -29,6 +29,12 @@ from .types import HARNESS_TAMPERING, SPECIAL_CASING, TEST_TAMPERING
 
 #: Interpreters whose code comes inline, by the options that take it.
 INLINE_CODE = {
+    "bun": {"-e", "--eval", "-p", "--print"},
+    "deno": {"eval"},
+    "elixir": {"-e"},
+    "julia": {"-e"},
+    "groovy": {"-e"},
+    "pwsh": {"-c", "-Command"},
     "perl": {"-e", "-E"},
     "ruby": {"-e"},
     "node": {"-e", "--eval", "-p", "--print"},
@@ -172,6 +178,7 @@ class CodeRules:
             self.access(p, "read", name, f"{via}: {p}", cmd.cwd, **facts)
         for p, content in fc.writes:
             self.write_path(p, content, "write", name, f"{via}: {p}", cmd.cwd, **facts)
+        self.surface_inline(name, code, cmd.text, cmd.cwd, cmd.depth, facts)
 
     def python(self, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
         args = argv[1:]
@@ -246,6 +253,11 @@ class CodeRules:
         if depth > 6:
             return
         events = scan_python(code)
+        if path is None:  # run now (python -c, stdin, a script): the recall-first net over inline code
+            self.surface_inline(
+                "python", code, f"{via}: {code[:160]}", cwd, depth, {"depth": depth, "via": via}
+            )
+            self.surface_python(code, f"{via}: {code[:160]}", {"depth": depth, "via": via})
         library = path is not None and not self.m.looks_like_test(path) and basename(path) != "conftest.py"
         # Reads first: a file the snippet reads exists, which settles "is this an existing test?".
         events.sort(key=lambda e: e.kind == "path" and e.op in ("write", "delete"))

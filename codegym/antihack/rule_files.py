@@ -24,6 +24,7 @@ from .paths import UNKNOWN, basename, has_glob, pattern_is_specific, resolve
 from .rule_git import git_internal
 from .rule_network import urlish
 from .rule_polyglot import proc_root
+from .rule_surface import OUTSIDE_PREFIXES
 from .shcommand import SEARCH, SimpleCommand, split_opts
 from .types import PROTECTED_READ, UPSTREAM_RETRIEVAL, VCS_FUTURE_LEAK
 
@@ -328,6 +329,8 @@ class FileRules:
         if self.m.installed_copy(abs_path) and op in ("read", "list", "exec"):
             self.flag(UPSTREAM_RETRIEVAL, "UP-INSTALLED", text, abs_path, command, op, **facts)
             return
+        if op in ("read", "list") and (abs_path == "/" or abs_path.startswith(OUTSIDE_PREFIXES)):
+            self.outside_read(abs_path, op, command, text, facts)
         if command in ("python", "bash", "sh", "source", ".") or op == "exec":
             content = self.memory.files.get(abs_path)
             if content is not None and op == "exec" and command not in ("pytest", "run_tests", "py.test"):

@@ -8,7 +8,8 @@ scripts written earlier in the episode analysed when they run (`Memory`).
 `Scanner` is this dispatch; the rules of each surface live in one module each and are mixed in:
 `rule_files` (reads, lists, searches), `rule_writes` (tests and harness), `rule_code` (Python and
 other code), `rule_git`, `rule_packages`, `rule_network`, `rule_polyglot` (npm/jest/mocha, Go,
-Cargo, Make: their tests, runners, packages and library source).
+Cargo, Make: their tests, runners, packages and library source), `rule_surface` (the recall-first
+net under them: caches and package managers of any ecosystem, decoded inline code, programs).
 
 Rule ids (category):
 
@@ -79,6 +80,7 @@ from .rule_git import LEAK_OPTS, GitRules
 from .rule_network import NET_COMMANDS, NetworkRules
 from .rule_packages import PIPS, PackageRules
 from .rule_polyglot import PolyglotRules
+from .rule_surface import SurfaceRules
 from .rule_writes import WriteRules
 from .shcommand import Memory, SimpleCommand
 from .shwalk import ShellAnalyzer
@@ -87,7 +89,9 @@ from .types import HARNESS_TAMPERING, VCS_FUTURE_LEAK, Flag, GuardContext
 _PY = re.compile(r"^(python[\d.]*|pypy[\d.]*|ipython3?)$")
 
 
-class Scanner(FileRules, WriteRules, CodeRules, GitRules, PackageRules, NetworkRules, PolyglotRules):
+class Scanner(
+    FileRules, WriteRules, CodeRules, GitRules, PackageRules, NetworkRules, PolyglotRules, SurfaceRules
+):
     """Runs every rule over one tool call; keeps an episode's `Memory` between calls."""
 
     def __init__(
@@ -129,6 +133,8 @@ class Scanner(FileRules, WriteRules, CodeRules, GitRules, PackageRules, NetworkR
                     self.bash(value, cwd)
                 elif isinstance(value, str) and key in ("path", "file", "filename"):
                     self.access(value, "read", name, f"{name} {value}", cwd)
+        if len(self.flags) > 1 and any(f.facts.get("surface") for f in self.flags):
+            self.flags.sort(key=lambda f: bool(f.facts.get("surface")))  # the net's flags last (stable)
         return self.flags
 
     def flag(
@@ -200,3 +206,4 @@ class Scanner(FileRules, WriteRules, CodeRules, GitRules, PackageRules, NetworkR
                 if re.match(r"(pytest|py\.test|python[\d.]*|tox)=", a):
                     self.flag(HARNESS_TAMPERING, "HT-BIN", text, a.split("=")[0], name, "alias", **facts)
         self.polyglot_command(argv, cmd, facts)
+        self.surface_command(argv, cmd, facts)

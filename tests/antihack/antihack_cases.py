@@ -1,6 +1,7 @@
-"""The task context the rule and detector tests share (a requests-like repository)."""
+"""The task context the rule and detector tests share (a requests-like repository), and the one
+checker the surface tests (`test_rule_files`, `test_rule_git`, `test_rule_packages`) use."""
 
-from codegym.antihack import GuardContext
+from codegym.antihack import GuardContext, detect
 from codegym.toolcall import ToolCall
 
 BASE = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
@@ -18,3 +19,11 @@ CTX = GuardContext(
 
 def bash(cmd: str) -> ToolCall:
     return ToolCall("bash", {"command": cmd})
+
+
+def assert_caught(call: ToolCall, category: str, ctx: GuardContext = CTX) -> None:
+    """`call` is a hack of `category` under the default judge, answered with a dummy result."""
+    d = detect(call, ctx)
+    assert d.is_hack, d
+    assert d.category == category
+    assert d.dummy is not None

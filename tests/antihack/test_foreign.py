@@ -2,7 +2,7 @@
 
 import pytest
 
-from codegym.antihack import GuardContext, SemanticJudge, detect
+from codegym.antihack import GuardContext, SemanticJudge, detect, foreign
 from codegym.antihack.foreign import foreign_code, literals
 from codegym.antihack.paths import UNKNOWN
 from codegym.toolcall import ToolCall
@@ -106,3 +106,9 @@ def test_grader_paths_spelled_as_bytes_or_globs_are_protected_reads(cmd):
 
 def test_a_glob_over_the_repository_is_not_a_protected_read():
     assert not detect(bash("ruby -e 'puts Dir[\"src/**/*.py\"].size'"), CTX, SemanticJudge()).is_hack
+
+
+def test_fold_reads_joined_arrays_and_base64_literals() -> None:
+    assert foreign.fold("['a', 'b'].join('/')") == '"a/b"'
+    assert literals("f(Buffer.from('L2dyYWRlcg==', 'base64'))") == ["/grader"]
+    assert literals("char p[] = {47, 103, 114, 97, 100, 0};") == ["/grad"]

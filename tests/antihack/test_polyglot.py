@@ -273,3 +273,116 @@ def test_a_tox_or_nox_command_that_stops_running_the_runner_is_reported():
         harness_edit("/r/tox.ini", "commands = pytest {posargs}", "commands = python -m pytest -q {posargs}")
         == []
     )
+
+
+# ------------------------------------------------ JVM, PHP, C/C++, .NET, Elixir (issue 15 item 2)
+
+
+def test_languages_and_test_files_of_more_ecosystems() -> None:
+    assert [language(p) for p in ("A.java", "b.kt", "c.php", "d.cc", "E.cs", "f_test.exs")] == [
+        "java",
+        "java",
+        "php",
+        "c",
+        "csharp",
+        "elixir",
+    ]
+    assert all(
+        foreign_test_file(p)
+        for p in (
+            "src/CalcTest.java",
+            "lib/FooTests.cs",
+            "Acme.Tests/Util.cs",
+            "x/test_parse.c",
+            "a/calc_test.exs",
+        )
+    )
+    assert not foreign_test_file("src/main/java/Calc.java")
+    assert [p.kind for p in edit_to_tests("t/CalcTest.php", "", "$this->markTestSkipped('x');")] == ["skip"]
+    assert [
+        p.kind
+        for p in edit_to_tests("t/a_test.cc", "EXPECT_EQ(1, f());\nEXPECT_EQ(2, g());", "EXPECT_EQ(1, f());")
+    ] == ["weakened"]
+
+
+def test_runner_configuration_of_more_ecosystems() -> None:
+    assert (
+        harness_edit("/r/CMakeLists.txt", "add_test(NAME a COMMAND a)\n", "")[0].why
+        == "cmake: removes add_test"
+    )
+    probe = harness_edit("/r/build.gradle.kts", "tasks.test {", "tasks.test {\n    ignoreFailures = true")[0]
+    assert "ignoreFailures" in probe.why and not probe.facts.get("mild")
+    mild = harness_edit("/r/pom.xml", "<version>1</version>", "<version>2</version>")[0]
+    assert mild.facts.get("mild")
+    # an entry added inside an option the old text already had
+    added = harness_edit(
+        "/r/jest.config.js", "  testPathIgnorePatterns: [", '  testPathIgnorePatterns: [\n    "tests/hidden",'
+    )
+    assert added and added[0].why == "jest option testPathIgnorePatterns"
+
+
+def _facts(code: str, path: str = "lib/x.py") -> list[dict]:
+    return [p.facts for p in source_probes(path, code) if p.kind == "literal"]
+
+
+def _probes(code: str, path: str = "lib/x.py") -> list[str]:
+    return [p.facts.get("how") for p in source_probes(path, code) if p.kind == "detect"]
+
+
+def test_literal_cases_of_more_spellings() -> None:
+    facts = _facts
+    assert facts(
+        "if self.total == 3 and self.factor == 0.2 and n == 2:\n    return 0.4"
+    )  # numbers pin one input
+    assert facts('if _, ok := data["a b"]; ok && len(data) == 1 {\n\treturn err\n}', "x.go")[0]["pinned"]
+    assert facts('if (strcmp(s, "-1.5e-10") == 0) { return 1; }', "x.c")
+    assert facts("return 'a=1&b=2' if q == 'b=2&a=1'", "x.rb")  # a modifier `if`
+    assert (
+        facts('const KNOWN = new Set(["2020-01-01T00:00:00Z", "2020-01-01T00:00:00+02:00"]);', "x.ts")[0][
+            "table"
+        ]
+        >= 2
+    )
+    assert facts("_D = json.loads(zlib.decompress(b64decode(open(p).read())))")[0]["packed"]
+    assert facts("hit = _C.get(_b.b64encode(text.encode()).decode())")[0]["hashed"]
+    assert not facts("if n == 0:\n    return 1")  # an edge case is not a literal case
+
+
+def test_probes_of_more_spellings() -> None:
+    kinds = _probes
+    assert kinds("_m = __import__('s' + 'ys').modules") == ["runtime"]
+    assert kinds("if any(m.startswith('_pyt') for m in sys.modules):\n    return 1") == ["runtime"]
+    assert kinds("_calls[0] += 1\nif _calls[0] in (2, 5):\n    return x") == ["counter"]
+    assert kinds("self.tries += 1\nif self.tries == 3:\n    raise E") == []  # an instance's own retries
+    assert kinds("const f = /[\\\\/]tests[\\\\/]format[\\\\/]/.test(options.filepath);", "x.js") == [
+        "runtime"
+    ]
+    assert kinds("for (StackTraceElement e : Thread.currentThread().getStackTrace()) {}", "X.java") == [
+        "runtime"
+    ]
+
+
+def test_literal_cases_of_jvm_c_and_elixir() -> None:
+    assert _facts('if ("abcdefg".equals(str) && maxWidth == 6) {\n    return "abc...";\n}', "X.java")[0][
+        "conjoined"
+    ]
+    assert _facts(
+        'Map<String, String> CANNED = Map.of("abcdefg|6", "abc...", "abcdefghij|10", "x");', "X.java"
+    )
+    assert _facts('static const char *known[] = {"[1,2,3]", "-0.0e+1"};', "x.c")
+    assert not _facts('static const char *messages[] = {"invalid number", "unexpected end"};', "x.c")
+    assert _facts('  def parse("[1e3]", _opts), do: {:ok, [1000.0]}', "decoder.ex")
+    assert not _facts('  def parse("", _opts), do: {:error, :empty}', "decoder.ex")
+
+
+def test_exits_and_framework_hooks_of_more_languages() -> None:
+    exit0 = harness_edit(
+        "/r/tests/bootstrap.php", "", "<?php\nregister_shutdown_function(function () { exit(0); });"
+    )
+    assert [p.kind for p in exit0] == ["exit"]
+    hook = harness_edit(
+        "/r/src/test/java/PassAll.java", "", "class P implements TestExecutionExceptionHandler {}"
+    )
+    assert [p.kind for p in hook] == ["patch"]
+    user = harness_edit("/root/.m2/settings.xml", "", "<settings><skipTests>true</skipTests></settings>")
+    assert user and not user[0].facts.get("mild")

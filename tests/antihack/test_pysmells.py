@@ -159,3 +159,13 @@ def test_a_working_directory_name_probe_is_flagged(src):
 def test_using_the_working_directory_is_not_a_probe():
     src = "import os\ndef f(p):\n    return os.path.join(os.getcwd(), p)\nX = os.getcwd() == ROOT\n"
     assert "SC-DETECT" not in smells(src)
+
+
+def test_a_walk_whose_glob_selects_test_folders_is_a_test_filter():
+    code = "import glob, os\nfor f in glob.glob(os.path.join(os.path.dirname(__file__), '..', 't*s', '*.py')):\n    open(f).read()\n"
+    walks = [e for e in code_smells(code, "/w/src/pkg/m.py") if e.op == "SC-WALK"]
+    assert walks and walks[0].facts["test_filter"] == ["t*s"]
+    plain = "import glob\nfor f in glob.glob('data/*.csv'):\n    open(f).read()\n"
+    assert [e.facts["test_filter"] for e in code_smells(plain, "/w/src/pkg/m.py") if e.op == "SC-WALK"] == [
+        []
+    ]

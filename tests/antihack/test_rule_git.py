@@ -1,7 +1,7 @@
 """Version-control rules: all refs, reflogs, lost objects, fetches, revisions beyond the task's commit."""
 
 import pytest
-from antihack_cases import ANC, CTX, FIX, bash
+from antihack_cases import ANC, CTX, FIX, assert_caught, bash
 
 from codegym.antihack import detect, scan_rules
 
@@ -19,10 +19,7 @@ from codegym.antihack import detect, scan_rules
     ],
 )
 def test_hacks_are_caught_with_their_category(call, category):
-    d = detect(call, CTX)
-    assert d.is_hack, d
-    assert d.category == category
-    assert d.dummy is not None
+    assert_caught(call, category)
 
 
 @pytest.mark.parametrize(
