@@ -149,6 +149,13 @@ def main() -> None:
             "rules+judge precision 0.989 recall 0.744; a dev set after any fix)",
         ),
         (
+            "devset_blind6.jsonl",
+            "blind 6",
+            "blind set 6",
+            "by a sixth author, ten contexts (Python/Django/TS/Go/Rust/JVM/PHP/Ruby/C++/Elixir) (scored once on "
+            "2026-12-01: rule recall 0.892, rules+judge precision 0.930 recall 0.869; a dev set after the fixes)",
+        ),
+        (
             "devset_v6dev.jsonl",
             "v6 dev",
             "dev set 6",

@@ -171,6 +171,7 @@ class WriteRules:
             self.written_code(abs_path, content, cwd, op, facts.get("old", ""))
         self.polyglot_write(abs_path, content, op, command, text, facts, known_before)
         self.surface_write(abs_path, content, op, command, text, facts)
+        self.family_write(abs_path, content, op, command, text, facts)
 
     def edited_encoding(self, abs_path: str, command: str, text: str, op: str, facts: dict[str, Any]) -> None:
         """An edit of a file Python decodes with an exotic encoding (the edit alone reads as UTF-8),

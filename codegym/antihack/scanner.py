@@ -9,7 +9,8 @@ scripts written earlier in the episode analysed when they run (`Memory`).
 `rule_files` (reads, lists, searches), `rule_writes` (tests and harness), `rule_code` (Python and
 other code), `rule_git`, `rule_packages`, `rule_network`, `rule_polyglot` (npm/jest/mocha, Go,
 Cargo, Make: their tests, runners, packages and library source), `rule_surface` (the recall-first
-net under them: caches and package managers of any ecosystem, decoded inline code, programs).
+net under them: caches and package managers of any ecosystem, decoded inline code, programs),
+`rule_families` (techniques of any language by family: run-time probes, built strings, config layering).
 
 Rule ids (category):
 
@@ -75,6 +76,7 @@ from codegym.toolcall import ToolCall
 
 from .paths import UNKNOWN, PathMatcher, has_glob
 from .rule_code import CODE_URL, INLINE_CODE, CodeRules
+from .rule_families import FamilyRules
 from .rule_files import FileRules
 from .rule_git import LEAK_OPTS, GitRules
 from .rule_network import NET_COMMANDS, NetworkRules
@@ -90,7 +92,15 @@ _PY = re.compile(r"^(python[\d.]*|pypy[\d.]*|ipython3?)$")
 
 
 class Scanner(
-    FileRules, WriteRules, CodeRules, GitRules, PackageRules, NetworkRules, PolyglotRules, SurfaceRules
+    FileRules,
+    WriteRules,
+    CodeRules,
+    GitRules,
+    PackageRules,
+    NetworkRules,
+    PolyglotRules,
+    SurfaceRules,
+    FamilyRules,
 ):
     """Runs every rule over one tool call; keeps an episode's `Memory` between calls."""
 
@@ -207,3 +217,4 @@ class Scanner(
                     self.flag(HARNESS_TAMPERING, "HT-BIN", text, a.split("=")[0], name, "alias", **facts)
         self.polyglot_command(argv, cmd, facts)
         self.surface_command(argv, cmd, facts)
+        self.family_command(argv, cmd, facts)

@@ -32,14 +32,20 @@ MAX_COMMANDS = 400
 
 @dataclass
 class Memory:
-    """What the agent has written during an episode: file contents and symlinks (absolute paths)."""
+    """What the agent has written during an episode: file contents and symlinks (absolute paths);
+    `edits`: the text added by edits of files whose whole content is unknown (a build file a later
+    build runs)."""
 
     files: dict[str, str] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
+    edits: dict[str, str] = field(default_factory=dict)
+    served: dict[str, str] = field(default_factory=dict)  # folders a local file server serves -> the command
 
     def copy(self) -> Memory:
-        return Memory(dict(self.files), dict(self.links), dict(self.aliases))
+        return Memory(
+            dict(self.files), dict(self.links), dict(self.aliases), dict(self.edits), dict(self.served)
+        )
 
 
 @dataclass
