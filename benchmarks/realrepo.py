@@ -3,27 +3,50 @@
     .venv/bin/python benchmarks/realrepo.py [--suites repofix realmutants] [--tasks 6] [--pool 2] [--isolate-f2p 3]
 
 Validating a task grades two submissions: the empty one (it must score 0) and the reference
-patch (it must score 1). Three ways grade the same tasks in the same run, interleaved task by
+patch (it must score 1). Four ways grade the same tasks in the same run, interleaved task by
 task so that all see the same machine load, one grading at a time:
 
 - **pooled** (codegym): `SandboxGrader` over a warm `SandboxPool`: a released sandbox is reset
   off the caller's thread and handed out again, so a grading pays no container start.
-- **fresh container (harness)**, the SWE-bench harness's way: for each grading a new container
-  from the same image (`docker run`), the task's workspace copied in, `git apply` of the patch
-  and of the hidden tests, one `python3 -m pytest -rA` of the graded files, outcomes parsed from
-  that log's summary lines (`outcomes_from_log`), then `docker rm -f` (the quickest teardown:
-  the harness stops its containers with a timeout first).
-- **fresh container (codegym)**: codegym's own grading (`run_grading`) in a sandbox created for
-  the grading and closed after it: the same work as pooled, without the pool.
+- **fresh container per grading (harness as written)**: what the SWE-bench harness does for
+  one (instance, prediction), step by step, read from SWE-bench/SWE-bench
+  (`swebench/harness/docker_build.py` @ 058fe38504cb73d0e17d77e8a28f6bdb14142706:
+  `build_container`; `docker_utils.py` @ 6b6382036a29c5e167af737df898ed26b83742d8:
+  `copy_to_container`, `exec_run_with_timeout`, `cleanup_container`; `run_evaluation.py`:
+  `run_instance`; `test_spec/python.py`: `make_eval_script_list_py`): `containers.create` with
+  `command="tail -f /dev/null"` as root, `start`; the patch copied in (`mkdir -p` + an archive)
+  and applied (`git apply --verbose`, then `--reject`, then `patch --batch --fuzz=5 -p1`; after
+  a success a look for `*.orig` files); `git diff` before; `eval.sh` copied in and run
+  (`set -uxo pipefail`, `git status`, `git show`, `git diff <base>`, checkout of the test
+  patch's files at base, `git apply -v` of the test patch, `pytest -rA` of its files, the same
+  checkout again); `git diff` after; outcomes from the log's `-rA` lines; then
+  `cleanup_container`: `stop(timeout=15)` and `remove(force=True)`. `tail -f /dev/null` is
+  PID 1 and ignores SIGTERM, so the stop waits its full 15 s. Three things differ, all in the
+  harness's favour or neutral: the workspace is copied in (the harness's instance image holds
+  the repository already; codegym uploads it too), there is no conda environment to activate
+  (the image's python3 runs pytest, with `-o addopts=` as codegym's runner: the image lacks the
+  plugins a project's `addopts` may name, e.g. semver's `--cov`, which the harness's
+  environment image would install), and the empty submission skips the apply step (the
+  harness fails an empty patch at `git apply` without running a test; validation runs the
+  tests at base). The test files run are the test patch's, plus the files of any graded test
+  outside it (the harness grades only tests in its files).
+- **fresh container per grading (quickest teardown)**, the lower bound of that way: `docker
+  run`, the workspace copied in, `git apply` of the patch and of the hidden tests, one
+  `python3 -m pytest -rA -o addopts=` of the graded files, outcomes parsed from that log's summary lines
+  (`outcomes_from_log`), then `docker rm -f`: no eval-script steps and no stop timeout.
+- **fresh container per grading (codegym)**: codegym's own grading (`run_grading`) in a sandbox
+  created for the grading and closed after it: the same work as pooled, without the pool.
 
-Prints tasks validated per minute for each, and the ratios. The pooled grader does more work
-per grading than the harness baseline (pristine test tree, fresh test names, each FAIL_TO_PASS
-test in its own process, outcomes streamed from a second user), so that ratio is what pooling
-buys in spite of that; the codegym-in-a-fresh-container ratio is what the pool alone buys. The
-pool's warm-up is printed apart and not counted: a pool lives as long as training does. Every
-grade is checked (reference 1, empty 0) in every way. `--isolate-f2p 0` runs all of a task's
-graded tests in one pytest process, as the harness baseline does (the same work per grading). A suite that cannot be loaded here
-(`realmutants` needs its sdists fetched once) is skipped with the reason.
+Prints tasks validated per minute for each, and the ratios of pooled against each: against
+the harness as written (the faithful comparison) and against the quickest teardown (the lower
+bound a tuned harness could reach). The pooled grader does more work per grading than the
+harness (pristine test tree, fresh test names, each FAIL_TO_PASS test in its own process,
+outcomes streamed from a second user), so those ratios are what pooling buys in spite of that;
+the codegym-in-a-fresh-container ratio is what the pool alone buys. The pool's warm-up is
+printed apart and not counted: a pool lives as long as training does. Every grade is checked
+(reference 1, empty 0) in every way. `--isolate-f2p 0` runs all of a task's graded tests in one
+pytest process, as the harness does (the same work per grading). A suite that cannot be loaded
+here (`realmutants` needs its sdists fetched once) is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -35,6 +58,7 @@ import statistics
 import tarfile
 import time
 from collections.abc import Iterable
+from pathlib import PurePosixPath
 
 from codegym.envs.grader import SandboxGrader, SandboxIO, workspace_bytes
 from codegym.sandbox import SandboxConfig, SandboxPool, docker_client
@@ -48,7 +72,8 @@ from codegym.tasks.task import Task
 #: the ways of grading compared, by key: what the report calls them.
 WAYS = {
     "pooled": "pooled (codegym)",
-    "fresh": "fresh container per grading (harness)",
+    "harness": "fresh container per grading (harness as written)",
+    "fresh": "fresh container per grading (quickest teardown)",
     "fresh-codegym": "fresh container per grading (codegym)",
 }
 
@@ -83,8 +108,90 @@ def outcomes_from_log(log: str, wanted: Iterable[str]) -> dict[str, Outcome]:
     return out
 
 
+# ---- the SWE-bench harness, as written (see the module docstring for the files and commits) ----
+
+HARNESS_APPLY = ("git apply --verbose", "git apply --verbose --reject", "patch --batch --fuzz=5 -p1 -i")
+HARNESS_PATCH = "/tmp/patch.diff"  # the harness's DOCKER_PATCH
+HARNESS_STOP_TIMEOUT = 15  # cleanup_container: container.stop(timeout=15)
+_HEREDOC = "EOF_114329324912"
+_DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/(\S+)$", re.M)
+
+
+def _patch_files(patch: str) -> tuple[list[str], list[str]]:
+    """(files the patch modifies, files it creates), as the harness's `get_modified_files` and
+    `get_new_files` read them (a file is new where its source is `/dev/null`)."""
+    modified, new = [], []
+    for block in re.split(r"(?=^diff --git )", patch, flags=re.M):
+        m = _DIFF_FILE.search(block)
+        if m:
+            (new if "\n--- /dev/null" in block else modified).append(m.group(2))
+    return modified, new
+
+
+def harness_eval_script(task: Task) -> str:
+    """The harness's `eval.sh` for a task (`make_eval_script_list_py` joined under
+    `#!/bin/bash` / `set -uxo pipefail`), with the image's python3 for conda's `testbed`."""
+    base, workdir = task.base_commit, task.workdir
+    modified, new = _patch_files(task.test_patch)
+    reset = ([f"git checkout {base} {' '.join(modified)}"] if modified else []) + (
+        [f"rm -f {' '.join(new)}"] if new else [])
+    graded = [t.split("::")[0] for t in task.tests_to_run()]
+    directives = list(dict.fromkeys([f for f in modified + new if f.endswith(".py")] + graded))
+    lines = ["#!/bin/bash", "set -uxo pipefail", f"cd {workdir}",
+             f"git config --global --add safe.directory {workdir}", f"cd {workdir}",
+             "git status", "git show", f"git -c core.fileMode=false diff {base}", *reset,
+             f"git apply -v - <<'{_HEREDOC}'\n{task.test_patch}\n{_HEREDOC}",
+             ": '>>>>> Start Test Output'", "python3 -m pytest -rA -o addopts= " + " ".join(directives),
+             ": '>>>>> End Test Output'", *reset]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def _copy_to_container(container, data: bytes, dst: str) -> None:
+    """The harness's `copy_to_container`: `mkdir -p` of the parent, then one archive."""
+    path = PurePosixPath(dst)
+    container.exec_run(f"mkdir -p {path.parent}")
+    container.put_archive(str(path.parent), _tar({path.name: data.decode("utf-8", "surrogateescape")}))
+
+
+def _exec_streamed(container, cmd: str) -> str:
+    """The harness's `exec_run_with_timeout`: `exec_create`, then `exec_start` streamed."""
+    exec_id = container.client.api.exec_create(container.id, cmd)["Id"]
+    return b"".join(container.client.api.exec_start(exec_id, stream=True)).decode("utf-8", "replace")
+
+
+def grade_like_the_harness(client, image: str, task: Task, diff: str, teardown: list[float]) -> float:
+    """One grading as the SWE-bench harness does it (module docstring); returns the score and
+    appends the seconds its `cleanup_container` took to `teardown`."""
+    container = client.containers.create(image=image, user="root", detach=True, command="tail -f /dev/null")
+    try:
+        container.start()
+        container.exec_run(["mkdir", "-p", task.workdir])
+        container.put_archive(task.workdir, workspace_bytes(task))  # the instance image's /testbed
+        if diff.strip():
+            _copy_to_container(container, diff.encode("utf-8", "surrogateescape"), HARNESS_PATCH)
+            for cmd in HARNESS_APPLY:
+                if container.exec_run(f"{cmd} {HARNESS_PATCH}", workdir=task.workdir, user="root").exit_code == 0:
+                    container.exec_run(f"find {task.workdir} -name '*.orig' -type f | head -1", workdir=task.workdir,
+                                       user="root")  # fmt: skip
+                    break
+            else:
+                return 0.0  # APPLY_PATCH_FAIL: the harness stops here
+        container.exec_run("git -c core.fileMode=false diff", workdir=task.workdir)
+        _copy_to_container(container, harness_eval_script(task).encode(), "/eval.sh")
+        log = _exec_streamed(container, "/bin/bash /eval.sh")
+        container.exec_run("git -c core.fileMode=false diff", workdir=task.workdir)
+        return grade(task, outcomes_from_log(log, task.tests_to_run())).score
+    finally:
+        t0 = time.monotonic()
+        try:
+            container.stop(timeout=HARNESS_STOP_TIMEOUT)
+        finally:
+            container.remove(force=True)
+            teardown.append(time.monotonic() - t0)
+
+
 def grade_in_fresh_container(client, image: str, task: Task, diff: str) -> float:
-    """One grading the SWE-bench harness's way; returns the score."""
+    """One grading with the quickest teardown (the harness's way's lower bound); returns the score."""
     container = client.containers.run(image, command=["sleep", "infinity"], detach=True, user="root",
                                       network_mode="none", init=True)  # fmt: skip
     try:
@@ -94,7 +201,7 @@ def grade_in_fresh_container(client, image: str, task: Task, diff: str) -> float
         files = " ".join(dict.fromkeys(t.split("::")[0] for t in task.tests_to_run()))
         git = "git -c safe.directory='*'"
         apply_fix = f"{git} apply /tmp/fix.diff && " if diff.strip() else ""
-        script = f"{apply_fix}{git} apply /tmp/test.diff && python3 -m pytest -rA -p no:cacheprovider {files}"
+        script = f"{apply_fix}{git} apply /tmp/test.diff && python3 -m pytest -rA -o addopts= -p no:cacheprovider {files}"
         result = container.exec_run(["bash", "-c", script], workdir=task.workdir)
         return grade(
             task, outcomes_from_log(result.output.decode("utf-8", "replace"), task.tests_to_run())
@@ -159,12 +266,14 @@ def bench_suite(
         pool.warm()
     warm_s = time.monotonic() - t0
     times: dict[str, list[float]] = {way: [] for way in WAYS}
+    teardown: list[float] = []
     try:
         for task in tasks:
             image = task.image or default_image(client)
             grader = SandboxGrader(pools[image], options=options)
             ways = {
                 "pooled": lambda d, g=grader, t=task: g.grade(t, d).result.score,
+                "harness": lambda d, i=image, t=task: grade_like_the_harness(client, i, t, d, teardown),
                 "fresh": lambda d, i=image, t=task: grade_in_fresh_container(client, i, t, d),
                 "fresh-codegym": lambda d, i=image, t=task: grade_codegym_in_fresh_container(
                     client, i, t, d, options
@@ -186,11 +295,12 @@ def bench_suite(
     )
     for way, label in WAYS.items():
         p50 = statistics.median(times[way])
-        print(f"  {label:42s} {rates[way]:6.1f} tasks/min   p50 {p50 * 1000:6.0f} ms per grading")
+        print(f"  {label:50s} {rates[way]:6.1f} tasks/min   p50 {p50 * 1000:6.0f} ms per grading")
     print(f"  container per grading, p50: docker run + rm -f {overhead['fresh'] * 1000:.0f} ms, "
+          f"the harness's stop(timeout=15) + remove {statistics.median(teardown) * 1000:.0f} ms, "
           f"pool acquire + release {overhead['pooled'] * 1000:.0f} ms")  # fmt: skip
-    print(f"  ratio pooled / fresh container (harness):   {rates['pooled'] / rates['fresh']:.2f}x")
-    print(f"  ratio pooled / fresh container (codegym):   {rates['pooled'] / rates['fresh-codegym']:.2f}x")
+    for way in ("harness", "fresh", "fresh-codegym"):
+        print(f"  ratio pooled / {WAYS[way]:48s} {rates['pooled'] / rates[way]:6.2f}x")
     return {"tasks": len(tasks), **{way: sum(ts) for way, ts in times.items()}}
 
 
@@ -212,9 +322,10 @@ def main() -> None:
     results = [r for s in args.suites if (r := bench_suite(s, args.tasks, args.pool, client, options))]
     if len(results) > 1:
         n = sum(r["tasks"] for r in results)
-        pooled, fresh = (n / sum(r[way] for r in results) * 60 for way in ("pooled", "fresh"))
-        print(f"all suites: {n} tasks, pooled {pooled:.1f} tasks/min, fresh {fresh:.1f} tasks/min, "
-              f"ratio {pooled / fresh:.2f}x")  # fmt: skip
+        rates = {way: n / sum(r[way] for r in results) * 60 for way in WAYS}
+        print(f"all suites: {n} tasks; " + ", ".join(f"{way} {rate:.1f} tasks/min" for way, rate in rates.items()))
+        print("  ratios pooled / " + ", ".join(f"{way} {rates['pooled'] / rates[way]:.2f}x" for way in WAYS
+                                              if way != "pooled"))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -51,6 +51,7 @@ fi
 .venv/bin/codegym images build >/dev/null
 
 # ---- pinned sdists of the realmutants suite (sha256-checked; a no-op when cached) ---------
+# the pins (name, version, sha256) are the "projects" of codegym/tasks/suites/realmutants.json
 .venv/bin/python -m codegym.tasks.suites.realmutants fetch >/dev/null ||
   log "warning: realmutants sdists not cached (no network?); that suite cannot load until this step succeeds"
 log "ready"

@@ -23,9 +23,16 @@ those the runner also listens to the item's result methods during the call. Befo
 the runner checks that the collected test function is still the one that runs: the same
 function (or, for a method, the same function bound to an instance of the collected class:
 pytest < 8 rebinds a TestCase method in setup) and code object as at collection, defined in
-the graded file on the line the pristine source gives, and that pytest's and pluggy's call
-machinery is unchanged since start-up. The order
-of the tests is shuffled with the run's seed. Standard library and pytest only.
+the graded file on the line the pristine source gives; that pytest's, pluggy's and unittest's
+machinery (every function and class their modules define, every method of those classes,
+the names `pytest` and `unittest` export) is unchanged since start-up, before any graded code
+was imported; and, for a test in a class, that the class's methods (and its bases', outside
+that machinery) are the ones collected, those the graded file defines on the lines its
+pristine source gives, and that its test case instance shadows none of them. What runs a
+`unittest.TestCase` is its class (`run`, `_callTestMethod`, `setUp`, the assertions), not only
+its method: graded code that swaps any of those, at import time or later, marks the test
+tampered. The order of the tests is shuffled with the run's seed. Standard library and pytest
+only.
 """
 
 import json
@@ -49,12 +56,23 @@ def _emit(kind, **fields):
     _write(_EVENTS, (_dumps(fields) + "\n").encode("utf-8"))
 
 
+import importlib  # noqa: E402
 import random  # noqa: E402
+import unittest  # noqa: E402
+import unittest.case  # noqa: E402
+from operator import is_ as _operator_is  # noqa: E402
 
+import _pytest.config  # noqa: E402
 import _pytest.python  # noqa: E402
 import _pytest.runner  # noqa: E402
 import _pytest.unittest  # noqa: E402
 import pytest  # noqa: E402  (imported before the workspace joins sys.path: it cannot be shadowed)
+
+for _plugin in _pytest.config.default_plugins:  # loaded now, so that they are guarded from start-up
+    try:
+        importlib.import_module("_pytest." + _plugin)
+    except ImportError:
+        pass
 
 _WATCHED = [
     (_pytest.python.Function, "runtest"), (_pytest.python, "pytest_pyfunc_call"),
@@ -75,23 +93,117 @@ def _code_of(fn):
     return getattr(fn, "__code__", None)
 
 
-def _snapshot_machinery():
-    out = []
-    for owner, name in _WATCHED:
-        obj = owner.__dict__.get(name, getattr(owner, name, None))
-        out.append((owner, name, obj, _code_of(obj)))
-    return out
+def _is_code(value):
+    """What a class attribute that runs looks like: anything callable, or a descriptor over a function."""
+    return callable(value) or isinstance(value, (classmethod, staticmethod, property))
 
 
-_MACHINERY = _snapshot_machinery()
+_GUARDED_ROOTS = ("_pytest", "pluggy", "pytest", "unittest")  # whose classes a test class may extend
+#: the modules whose definitions decide what a test runs and how its outcome reads: the session's
+#: loop, the items and their call path, fixtures, unittest's run path, the outcomes, the assertion
+#: helpers (`approx`, `raises`, `warns`), the hook calls; and the names `pytest`/`unittest` export.
+_GUARDED_NAMES = ("pytest", "unittest", "unittest.case", "_pytest.main", "_pytest.runner", "_pytest.python",
+                  "_pytest.unittest", "_pytest.fixtures", "_pytest.outcomes", "_pytest.python_api", "_pytest.approx",
+                  "_pytest.raises", "_pytest.recwarn", "_pytest.skipping", "_pytest.nodes", "_pytest.subtests",
+                  "_pytest.compat", "pluggy._callers", "pluggy._hooks", "pluggy._manager", "pluggy._result")
 
 
-def _machinery_intact():
-    for owner, name, obj, code in _MACHINERY:
-        now = owner.__dict__.get(name, getattr(owner, name, None))
-        if now is not obj or _code_of(now) is not code:
-            return False
-    return True
+def _guarded_definitions():
+    """(owner, name) of every function and class the `_GUARDED_NAMES` modules define or export,
+    and of every code-like attribute of those classes; with the classes and modules themselves."""
+    pairs, classes, modules = [], [], []
+    for modname in _GUARDED_NAMES:
+        module = sys.modules.get(modname)
+        if module is None:  # not in this pytest's version
+            continue
+        modules.append((modname, module))
+        for name, value in list(vars(module).items()):
+            if not callable(value) or str(getattr(value, "__module__", "")).split(".", 1)[0] not in _GUARDED_ROOTS:
+                continue
+            pairs.append((module, name))
+            if isinstance(value, type) and getattr(value, "__module__", None) == modname:
+                classes.append(value)
+                pairs.extend((value, attr) for attr, v in list(vars(value).items()) if _is_code(v))
+    return pairs, classes, modules
+
+
+_GUARDED_PAIRS, _GUARDED_CLASSES, _GUARDED_MODULES = _guarded_definitions()
+_GUARDED_SET = set(map(id, _GUARDED_CLASSES))
+
+
+def _snapshot(pairs):
+    """For a fast check: (live namespace, name) per pair with the objects they held, and the
+    functions among those objects with their code (a function's `__code__` can be swapped in place)."""
+    where, objs, fns, codes = [], [], [], []
+    for owner, name in pairs:
+        space = owner.__dict__
+        obj = space.get(name)
+        where.append((space, name))
+        objs.append(obj)
+        fn = obj.fget if isinstance(obj, property) else getattr(obj, "__func__", obj)
+        if hasattr(fn, "__code__"):
+            fns.append(fn)
+            codes.append(fn.__code__)
+    return where, objs, fns, codes
+
+
+def _sizes(classes):
+    return [(cls, len(cls.__dict__), frozenset(cls.__dict__)) for cls in classes]
+
+
+_CALL_PATH = list(_snapshot(_WATCHED))
+_MACHINERY = list(_snapshot(_GUARDED_PAIRS))
+_SIZES = _sizes(_GUARDED_CLASSES)
+
+
+def _resnapshot():
+    _CALL_PATH[:] = _snapshot(_WATCHED)
+    _MACHINERY[:] = _snapshot(_GUARDED_PAIRS)
+    _SIZES[:] = _sizes(_GUARDED_CLASSES)
+
+
+def _added_code(cls, size, names):
+    """A code-like attribute added to `cls` since it had `size` attributes named `names`, that
+    changes what runs: a special method, or one that shadows a base's attribute. Else None."""
+    if len(cls.__dict__) == size:
+        return None
+    bases = cls.__mro__[1:]
+    for name, value in list(vars(cls).items()):
+        if name not in names and _is_code(value) and (name.startswith("__") or any(name in vars(b) for b in bases)):
+            return name
+    return None
+
+
+def _changed(snapshot, _is=_operator_is):
+    """None, or the name of the first object of `snapshot` that was replaced (compared by identity,
+    element by element at C speed; the slow search for the name only runs when one was)."""
+    where, objs, fns, codes = snapshot
+    if not all(map(_is, [space.get(name) for space, name in where], objs)):
+        return next((w[1] for w, obj in zip(where, objs) if w[0].get(w[1]) is not obj), "?")  # noqa: B905
+    if not all(map(_is, [fn.__code__ for fn in fns], codes)):
+        return next((fn.__name__ for fn, code in zip(fns, codes) if fn.__code__ is not code), "?")  # noqa: B905
+    return None
+
+
+def _machinery_intact(full=True):
+    """None, or which watched object was replaced, gained a special method or went missing: the
+    call path always; with `full`, every definition of the guarded modules too (before a call)."""
+    changed = _changed(_CALL_PATH)
+    if changed or not full:
+        return changed
+    changed = _changed(_MACHINERY)
+    if changed:
+        return changed
+    for cls, size, names in _SIZES:
+        if len(cls.__dict__) != size:
+            added = _added_code(cls, size, names)
+            if added:
+                return "%s.%s" % (cls.__name__, added)
+    modules = sys.modules
+    for modname, module in _GUARDED_MODULES:
+        if modules.get(modname) is not module:
+            return modname
+    return None
 
 
 def _innermost(fn):
@@ -176,6 +288,16 @@ def _same_test(fn, fn0, cls0, _method=_MethodType):
             and type(fn.__self__) is cls0)
 
 
+def _item_path(item):
+    return os.path.abspath(str(getattr(item, "path", getattr(item, "fspath", ""))))
+
+
+def _defined_at(fn, path, line):
+    """Whether `fn` (unwrapped) is the function the graded file `path` defines on `line`."""
+    code = _code_of(_innermost(fn))
+    return code is not None and os.path.abspath(code.co_filename) == path and code.co_firstlineno == line
+
+
 def _tampered_item(rec, item):
     """Why `item`'s test function is not the collected one from the graded file, or None."""
     fn0, code0, cls0 = rec.identity.get(item.nodeid, (None, None, None))
@@ -185,14 +307,83 @@ def _tampered_item(rec, item):
     code = _code_of(_innermost(fn))
     if not _same_test(fn, fn0, cls0) or code is not code0:
         return "the test function changed after collection"
-    lines = rec.expected.get(os.path.abspath(str(getattr(item, "path", getattr(item, "fspath", "")))))
+    path = _item_path(item)
+    lines = rec.expected.get(path)
     if lines is not None:
         qualname = ".".join(p for p in item.nodeid.split("[", 1)[0].split("::")[1:] if p != "()")
         line = lines.get(qualname)
-        if line is not None and (os.path.abspath(code.co_filename) != os.path.abspath(str(item.path))
-                                 or code.co_firstlineno != line):
+        if line is not None and not _defined_at(fn, path, line):
             return "the test function is not the one in the graded file"
     return None
+
+
+def _own_classes(cls):
+    """The classes of `cls`'s MRO that the guarded machinery does not cover (the test's own)."""
+    return [k for k in cls.__mro__ if id(k) not in _GUARDED_SET and k is not object
+            and getattr(k, "__module__", None) != "builtins"]
+
+
+def _unwrap_attr(value):
+    if isinstance(value, (classmethod, staticmethod)):
+        return value.__func__
+    return value.fget if isinstance(value, property) else value
+
+
+def _snapshot_class(cls, expected):
+    """What must stay true of a test class: (its own MRO classes' code-like attributes with their
+    code, their sizes, and why it is already not the graded file's own, or None). A method the
+    graded file defines must be the function on the line the pristine source gives: a swap that
+    raced collection is caught here."""
+    entries, sizes, reason = [], [], None
+    for klass in _own_classes(cls):
+        module = sys.modules.get(getattr(klass, "__module__", ""), None)
+        path = os.path.abspath(str(getattr(module, "__file__", "") or ""))
+        lines = expected.get(path, {})
+        for name, value in list(vars(klass).items()):
+            if not _is_code(value):
+                continue
+            entries.append((klass, name, value, _code_of(_unwrap_attr(value))))
+            line = lines.get("%s.%s" % (klass.__qualname__, name))
+            fn = _unwrap_attr(value)
+            if (line is not None and reason is None and _code_of(_innermost(fn)) is not None
+                    and not _defined_at(fn, path, line)):
+                reason = "%s.%s is not the one in the graded file" % (klass.__qualname__, name)
+        sizes.append((klass, len(klass.__dict__), frozenset(klass.__dict__)))
+    return entries, sizes, reason
+
+
+def _tampered_class(rec, item, when):
+    """Why what runs `item`'s test class is not what was collected, or None (no class: None)."""
+    snap = rec.classes.get(item.nodeid)
+    if snap is None:
+        return None
+    cls, (entries, sizes, reason) = snap
+    if reason:
+        return reason
+    for klass, name, value, code in entries:
+        now = klass.__dict__.get(name)
+        if now is not value or _code_of(_unwrap_attr(now)) is not code:
+            return "the test class's %s.%s changed after collection" % (klass.__qualname__, name)
+    for klass, size, names in sizes:
+        added = _added_code(klass, size, names)
+        if added:
+            return "the test class gained %s.%s after collection" % (klass.__qualname__, added)
+    if when != "call":  # setUp runs inside the call: the instance is checked right before it only
+        return None
+    for inst in (item.__dict__.get("_instance"), item.__dict__.get("_testcase")):
+        if inst is None:
+            continue
+        if type(inst) is not cls:
+            return "the test case instance is not of the collected class"
+        for name, value in list(getattr(inst, "__dict__", {}).items()):
+            if _is_code(value) and any(name in vars(k) for k in cls.__mro__):
+                return "the test case instance shadows its class's %s" % name
+        if isinstance(inst, _TestCase) and getattr(inst, "_testMethodName", item.name) != item.name:
+            return "the test case instance runs another method"
+    return None
+
+
+_TestCase = unittest.case.TestCase
 
 
 _RESULT_CALLS = {"addError": "failed", "addFailure": "failed", "addUnexpectedSuccess": "failed",
@@ -232,10 +423,76 @@ def _listen(item, seen):
     return installed
 
 
-def _phase(rec, item, when, _intact=_machinery_intact, _check=_tampered_item, _send=_emit):
+#: per phase, pytest's own implementation of the hook that runs it (the test is run there): graded
+#: code that unregisters one (`hook._hookimpls.remove(...)`) leaves a phase that runs nothing.
+_PHASE_IMPLS = {"setup": ("pytest_runtest_setup", _pytest.runner.pytest_runtest_setup),
+                "call": ("pytest_runtest_call", _pytest.runner.pytest_runtest_call),
+                "teardown": ("pytest_runtest_teardown", _pytest.runner.pytest_runtest_teardown)}
+_TRUSTED_PLUGINS = set()  # ids of the plugins registered before any conftest or graded code ran
+_TRUSTED_IMPLS = {}  # id -> (hook implementation, its plugin, its function) found trusted
+_PYTEST_DIRS = {os.path.dirname(os.path.abspath(m.__file__)) for n, m in list(sys.modules.items())
+                if n.split(".", 1)[0] in ("_pytest", "pluggy") and getattr(m, "__file__", None)}
+
+
+def _trusted_plugin(plugin, fn):
+    """Whether an implementation `fn` of `plugin` may sit on a phase hook: a plugin pytest had
+    registered before any graded code ran, or a module loaded from a file (a conftest.py, which
+    comes from the base, or an installed plugin outside the workspace) that defines `fn`. A plugin
+    object the graded code made and registered (a class instance, a module from the workspace)
+    could swallow the test's exception or skip the call (`pytest_pyfunc_call` returning True)."""
+    if id(plugin) in _TRUSTED_PLUGINS:
+        return True
+    owner = sys.modules.get(getattr(type(plugin), "__module__", ""), None)
+    if (owner is not None and os.path.dirname(os.path.abspath(str(getattr(owner, "__file__", "")))) in _PYTEST_DIRS
+            and getattr(getattr(fn, "__func__", fn), "__globals__", None) is vars(owner)):
+        return True  # an object of pytest's own (its logging plugin, its terminal reporter...)
+    path = getattr(plugin, "__file__", None)
+    if type(plugin) is not type(sys) or not path or sys.modules.get(plugin.__name__) is not plugin:
+        return False
+    if getattr(getattr(fn, "__func__", fn), "__globals__", None) is not vars(plugin):
+        return False
+    path = os.path.abspath(path)
+    inside = path.startswith(os.getcwd() + os.sep)
+    return os.path.isfile(path) and (os.path.basename(path) == "conftest.py" or not inside)
+
+
+def _hook_tampered(item, when):
+    """Why the hooks that run `item`'s phase `when` lost pytest's own implementation or gained
+    one the graded code registered, or None."""
+    hooks = [_PHASE_IMPLS[when]]
+    if when == "call" and not isinstance(item, _pytest.unittest.TestCaseFunction):
+        hooks.append(("pytest_pyfunc_call", _pytest.python.pytest_pyfunc_call))
+    config = item.config
+    relays = [config.pluginmanager.hook]  # what `item.ihook` subsets; and `config.hook` if it differs
+    if config.hook is not relays[0]:
+        relays.append(config.hook)
+    for name, own in hooks:
+        try:
+            impls = [i for relay in relays for i in getattr(relay, name).get_hookimpls()]
+        except Exception:  # noqa: BLE001 - a hook relay graded code broke is a dropped hook
+            return "pytest's %s hook is broken" % name
+        if not any(getattr(i, "function", None) is own for i in impls):
+            return "pytest's own %s was unregistered" % name
+        for impl in impls:
+            plugin, fn = getattr(impl, "plugin", None), getattr(impl, "function", None)
+            seen = _TRUSTED_IMPLS.get(id(impl))
+            if seen is not None and seen[0] is impl and seen[1] is plugin and seen[2] is fn:
+                continue
+            if _trusted_plugin(plugin, fn):
+                _TRUSTED_IMPLS[id(impl)] = (impl, plugin, fn)  # kept alive here: its id stays its own
+            else:
+                return "%s has an implementation the graded code registered (%s)" % (
+                    name, getattr(impl, "plugin_name", "?"))
+    return None
+
+
+def _phase(rec, item, when, _intact=_machinery_intact, _check=_tampered_item, _class=_tampered_class,
+           _hooks=_hook_tampered, _send=_emit):
     """One phase's outcome, from the exception info the outermost wrapper sees (and, for a
     unittest-style test's call, from what the test case reported to the item: `_listen`)."""
-    tampered = "pytest's call machinery was replaced" if not _intact() else _check(rec, item)
+    replaced = _intact(when == "call")
+    tampered = ("pytest's or unittest's machinery was replaced (%s)" % replaced if replaced
+                else _check(rec, item) or _class(rec, item, when) or _hooks(item, when))
     seen, listeners = [], {}
     if when == "call" and isinstance(item, _pytest.unittest.TestCaseFunction):
         listeners = _listen(item, seen)
@@ -259,7 +516,15 @@ class Recorder:
         self.wanted = set(_CFG["ids"])
         self.expected = {os.path.abspath(f): lines for f, lines in _CFG.get("expected", {}).items()}
         self.identity = {}
+        self.classes = {}
         self.started = False
+
+    def pytest_load_initial_conftests(self, early_config):
+        """pytest's own compatibility shims (`_pytest.legacypath`, tryfirst) have patched its classes
+        by now, and no conftest (nor the graded code it imports) is loaded yet (that is pytest's
+        trylast implementation): the machinery as pytest itself set it up is the snapshot."""
+        _resnapshot()
+        _TRUSTED_PLUGINS.update(map(id, early_config.pluginmanager.get_plugins()))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config):
@@ -280,10 +545,15 @@ class Recorder:
             config.hook.pytest_deselected(items=drop)
         random.Random(_CFG.get("seed", 0)).shuffle(keep)
         items[:] = keep
+        snapshots = {}
         for item in keep:
             fn = getattr(item, "obj", None)
             cls = type(fn.__self__) if type(fn) is _MethodType else getattr(item, "cls", None)
             self.identity[item.nodeid] = (fn, _code_of(_innermost(fn)), cls)
+            if isinstance(cls, type):
+                if cls not in snapshots:
+                    snapshots[cls] = _snapshot_class(cls, self.expected)
+                self.classes[item.nodeid] = (cls, snapshots[cls])
         _emit("collected", ids=[item.nodeid for item in keep])
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -316,9 +586,12 @@ def _watch_own_code():
     own = [(Recorder, name) for name, value in vars(Recorder).items() if callable(value)]
     own += [(sys.modules[__name__], name) for name in ("_emit", "_tampered_item", "_same_test", "_innermost",
                                                         "_code_of", "_machinery_intact", "_phase", "_listen",
-                                                        "_exc_name")]
+                                                        "_exc_name", "_tampered_class", "_snapshot_class",
+                                                        "_added_code", "_is_code", "_unwrap_attr", "_own_classes",
+                                                        "_defined_at", "_item_path", "_changed", "_resnapshot",
+                                                        "_hook_tampered", "_trusted_plugin")]
     _WATCHED.extend(own)
-    _MACHINERY[:] = _snapshot_machinery()
+    _resnapshot()
 
 
 def main():

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from codegym.tasks.suites import realmutants
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -18,14 +21,27 @@ def tasks(codegym_cache):
     return load_tasks("realmutants", strict=True)
 
 
-def test_the_suite_pins_at_least_five_real_projects_by_version_and_sha256():
+def test_the_suite_has_at_least_100_tasks_from_at_least_five_pinned_real_projects():
     data = realmutants.data()
-    assert len(data["projects"]) >= 5 and len({t["instance_id"] for t in data["tasks"]}) == len(data["tasks"])
+    assert len(data["tasks"]) >= 100 and len(data["projects"]) >= 5
+    assert len({t["instance_id"] for t in data["tasks"]}) == len(data["tasks"])
+    assert {t["project"] for t in data["tasks"]} == {p["name"] for p in data["projects"]}
+    docs = (ROOT / "docs" / "tasks.md").read_text(encoding="utf-8")
     for project in data["projects"]:
         assert re.fullmatch(r"[0-9a-f]{64}", project["sha256"]) and project["version"]
         tree = realmutants.cached_tree(project)  # the cached sdist, hash checked
         assert tree.sha256 == project["sha256"] and any(p.endswith(".py") for p in tree.files)
         assert sum(t["project"] == project["name"] for t in data["tasks"]) >= 3
+        pin = f"| {project['name']} | {project['version']} | `{project['sha256']}` |"
+        assert pin in docs, f"docs/tasks.md does not list the shipped pin {pin}"
+
+
+def test_setup_fetches_every_pin_once():
+    setup = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
+    assert "-m codegym.tasks.suites.realmutants fetch" in setup  # fetch() reads the pins from the data
+    assert realmutants.fetch() == [
+        realmutants.cached_sdist(p["name"], p["version"]) for p in realmutants.data()["projects"]
+    ]
 
 
 def test_every_task_is_a_mutation_of_the_release_in_an_orphan_repository(tasks):
@@ -75,7 +91,7 @@ def test_fail_to_pass_fails_at_base_and_passes_with_the_fix_when_graded(tasks, p
     firsts = {}
     for task in tasks:
         firsts.setdefault(task.metadata["project"], task)
-    for task in list(firsts.values())[:2]:
+    for task in [*firsts.values()][:: len(firsts) - 1]:  # the first project's and the last one's
         empty, fixed = grader.grade(task, "").result, grader.grade(task, task.patch).result
         assert empty.f2p_passed == 0 and empty.p2p_fraction == 1.0 and not empty.resolved, empty.outcomes
         assert fixed.resolved, fixed.outcomes

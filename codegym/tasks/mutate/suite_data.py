@@ -1,9 +1,11 @@
 """Turn mined folders into the `realmutants` data file, and drop what validation rejected.
 
     python -m codegym.tasks.mutate.suite_data assemble OUT.json mined/inflection mined/toolz ...
+    python -m codegym.tasks.mutate.suite_data assemble OUT.json realmutants.json mined/idna  # grow
     python -m codegym.tasks.mutate.suite_data prune OUT.json valid.jsonl
 
-`assemble` reads each folder's `mined.jsonl` (written by `codegym tasks mutate --pypi`) and
+`assemble` reads each folder's `mined.jsonl` (written by `codegym tasks mutate --pypi`), or a
+data file it wrote before (its projects and tasks, `p2p_removed` included, join as they are), and
 stores per project its pin, sdist sha256 and baseline (the tests that pass on the pristine
 release: a task's PASS_TO_PASS is the baseline without its FAIL_TO_PASS), per task the mutation,
 fix, FAIL_TO_PASS and statement. `prune` keeps only the tasks of a `codegym tasks validate
@@ -25,6 +27,17 @@ def assemble(out: Path, folders: list[Path]) -> dict:
     by_project: dict[str, list[dict]] = {}
     seen: set[str] = set()
     for folder in folders:
+        if folder.is_file():  # an earlier data file: its projects and tasks as they are
+            earlier = json.loads(folder.read_text(encoding="utf-8"))
+            for project in earlier["projects"]:
+                if project["name"] in projects:
+                    raise ValueError(f"{folder}: {project['name']} is already in another source")
+                projects[project["name"]] = project
+            for task in earlier["tasks"]:
+                if task["instance_id"] not in seen:
+                    seen.add(task["instance_id"])
+                    by_project.setdefault(task["project"], []).append(task)
+            continue
         rows = [
             json.loads(line) for line in (folder / "mined.jsonl").read_text().splitlines() if line.strip()
         ]

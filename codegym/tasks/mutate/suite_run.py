@@ -78,6 +78,9 @@ class SuiteRunner:
         )
         self._workspace = workspace_bytes(self.task)
         self.collected: list[str] = []
+        # a src/ layout imports from src/ in the plain pytest runs too, as the grader's runner
+        # puts it on sys.path (`grade_runner._arrange_sys_path`)
+        self._env = {**_ENV, "PYTHONPATH": "src"} if any(p.startswith("src/") for p in tree.files) else _ENV
 
     def __enter__(self) -> SuiteRunner:
         return self
@@ -94,7 +97,7 @@ class SuiteRunner:
             if diff:
                 sandbox.write_file("/tmp/codegym-mutant.diff", diff.encode())
                 cmd = f"git apply /tmp/codegym-mutant.diff && {{ {cmd}; }}"
-            result = sandbox.exec(cmd, timeout=timeout or self.timeout_s, env=_ENV)
+            result = sandbox.exec(cmd, timeout=timeout or self.timeout_s, env=self._env)
             report = None
             if read:
                 try:
