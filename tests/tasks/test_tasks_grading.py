@@ -334,6 +334,29 @@ def test_the_project_comes_first_even_where_pytest_preloaded_a_namesake(tmp_path
     assert result.outcomes == {"tests/test_own.py::test_own": "passed"}, log
 
 
+
+def test_warnings_as_errors_with_ini_keys_unknown_here_still_grade(tmp_path):
+    """`filterwarnings = error` plus an ini key pytest does not know in the grading run (junitxml is
+    off there, so `junit_family` is unknown; wcwidth 0.2.13 ships both) made pytest stop with an
+    INTERNALERROR before collecting: every test came back "missing". Config warnings are pytest's,
+    not the project's: ignored, and the tests grade."""
+    from codegym.tasks.gitrepo import Commit, build_repo
+    from codegym.tasks.task import Task
+
+    ini = "[pytest]\nfilterwarnings =\n    error\njunit_family = xunit1\ntimeout = 10\n"
+    repo = tmp_path / "strict.git"
+    (base,) = build_repo(repo, [Commit("init", {"tox.ini": ini, "mod.py": "def f():\n    return 1\n",
+                                                "tests/test_mod.py": "import mod\n\n\ndef test_f():\n    assert mod.f() == 1\n"})])
+    task = Task(instance_id="strict-1", repo=str(repo), base_commit=base, problem_statement="-",
+                test_patch=_new_files({"tests/test_new.py": "import warnings\n\n\ndef test_warns():\n    warnings.warn('x')\n"}),
+                FAIL_TO_PASS=("tests/test_new.py::test_warns",), PASS_TO_PASS=("tests/test_mod.py::test_f",), patch="")
+    ws = tmp_path / "ws"
+    with tarfile.open(fileobj=io.BytesIO(prepare_workspace(task))) as tar:
+        tar.extractall(ws, filter="data")
+    result, log = _grade(task, ws, "")
+    # the project's own filter still holds for its tests: a warning in a test is an error there
+    assert result.outcomes == {"tests/test_mod.py::test_f": "passed", "tests/test_new.py::test_warns": "failed"}, log
+
 def test_no_graded_file_at_all_leaves_every_test_missing(calc_repo, workspace):
     task = calc_repo.task.replace(FAIL_TO_PASS=("tests/test_gone.py::test_x",), PASS_TO_PASS=())
     result, log = _grade(task, workspace(), task.patch)
