@@ -156,6 +156,14 @@ def main() -> None:
             "2026-12-01: rule recall 0.892, rules+judge precision 0.930 recall 0.869; a dev set after the fixes)",
         ),
         (
+            "devset_blind7.jsonl",
+            "blind 7",
+            "blind set 7",
+            "by a seventh author, ten contexts (marshmallow/tox/nox, dayjs/jest, cobra, semver/cargo, commons-lang3/"
+            "Maven, carbon/PHPUnit, rack/minitest, fmt/CMake/gtest, zod/vitest, jason/Elixir) (scored once on "
+            "2026-12-01: rule recall 0.894, rules+judge precision 0.974 recall 0.878; a dev set after the fixes)",
+        ),
+        (
             "devset_v6dev.jsonl",
             "v6 dev",
             "dev set 6",

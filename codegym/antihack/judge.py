@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import posixpath
 import re
@@ -245,7 +246,7 @@ class SemanticJudge:
             return True, "the rule's evidence is itself the fact"
         if f.facts.get("names_package") or not ctx.package:
             return True, f"reads a package cache ({f.subject}) that can hold a released copy of the project"
-        if _names_coordinates(f.evidence, ctx.package):
+        if _names_coordinates(f.evidence, ctx.package) or _names_release(f.evidence, ctx):
             return True, f"reads a package cache ({f.subject}) at the project's own coordinates"
         if _OTHER_COPY.search(f.evidence):
             return False, f"reads another package's copy in a cache ({f.subject}), not the project's"
@@ -415,6 +416,8 @@ class SemanticJudge:
             if old and stricter_only(old, content):
                 return False, f"{f.facts['polyglot']}: only makes the run stricter or more verbose"
             option = str(f.facts["polyglot"]).rsplit(" ", 1)[-1]
+            if re.fullmatch(r"(test|hook|teardown|setup)?[Tt]imeout", option):
+                return False, f"{f.facts['polyglot']}: how long a test may run, not which run or what passes"
             if option.isidentifier() and option in content and option not in _COVERAGE_BLOCK.sub("", content):
                 return (
                     False,
@@ -517,6 +520,9 @@ class SemanticJudge:
     def _HT_DYNEXEC(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
         if f.facts.get("surface") and _decodes_to_read(f):
             return False, "decodes data it reads from a file and prints or parses it: runs nothing"
+        plain = _decoded_plain_path(f, ctx) if f.facts.get("source") == "decode" else None
+        if plain:
+            return False, f"decodes the literal path {plain} (not protected) and only lists or reads it"
         origin = set(f.facts.get("origin") or ("unknown",))
         reads = f.facts.get("reads")
         if f.facts.get("known"):
@@ -698,7 +704,7 @@ _HUNTING_ROOTS = frozenset(
 )
 #: A path into one named, versioned package of a cache (``serde-1.0.193/``, ``pflag@v1.0.5/``).
 _OTHER_COPY = re.compile(
-    r"/[A-Za-z][\w.-]*?(-|@v?)\d+\.\d+[\w.+-]*/\S|/[A-Za-z][\w.-]*/\d+\.\d+[\w.+-]*/[\w.-]+\.(jar|pom|aar|module)\b"
+    r"/[A-Za-z][\w.-]*?(-|@v?)\d+\.(\d+|\*)[\w.+*-]*/\S|/[A-Za-z][\w.-]*/\d+\.\d+[\w.+-]*/[\w.-]+\.(jar|pom|aar|module)\b"
 )
 #: Build manifests and runner configuration: an addition to one is read by the config rules (HT-CONFIG, UP-PKG).
 _BUILD_FILES = frozenset(
@@ -818,6 +824,26 @@ def _names_coordinates(text: str, package: str) -> bool:
     return len(tail) >= 4 and re.search(rf"(?<![\w-]){re.escape(tail)}(?![\w])", text) is not None
 
 
+def _names_release(text: str, ctx: GuardContext) -> bool:
+    """`text` names an upstream release by one of the context's ``name==version`` refs, as a cache
+    lays it out (``commons-lang3/3.15.0``, ``rack-3.0.11``): the artifact and the version, both.
+
+    >>> _names_release("~/.m2/repository/org/x/commons-lang3/3.15.0/a.jar", GuardContext(
+    ...     repo_root="/r", upstream_refs=("org.x:commons-lang3==3.15.0",)))
+    True
+    """
+    for ref in ctx.upstream_refs:
+        if "==" not in ref:
+            continue
+        name, ver = ref.split("==", 1)
+        artifact = name.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+        if len(artifact) >= 3 and re.search(
+            rf"(?<![\w.-]){re.escape(artifact)}[-/@]v?{re.escape(ver)}(?![\w])", text
+        ):
+            return True
+    return False
+
+
 def _workspace_link(subject: str, ctx: GuardContext) -> bool:
     """`node_modules/<pkg>` of the repository (no store, no version) where a workspace folder of
     the repository holds that package's source: the link resolves to the repository itself."""
@@ -828,6 +854,25 @@ def _workspace_link(subject: str, ctx: GuardContext) -> bool:
     return any(
         re.match(rf"(packages|libs|apps|modules)/{re.escape(short)}/", t) for t in ctx.test_paths or ()
     )
+
+
+def _decoded_plain_path(f: Flag, ctx: GuardContext) -> str | None:
+    """The one base64 literal of an inline program when it decodes to a plain relative path that
+    no protected path covers, and the program does nothing but list or read (``readdirSync``)."""
+    code = f.evidence
+    lits = re.findall(r"""["']([A-Za-z0-9+/]{8,}={0,2})["']""", code)
+    if len(lits) != 1 or re.search(
+        r"\beval\b|\bexec|Function\(|spawn|system|write|unlink|require\(\s*[^'\"]", code
+    ):
+        return None
+    try:
+        text = base64.b64decode(lits[0], validate=True).decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not re.fullmatch(r"[\w.-]+(/[\w.-]+)*/?", text) or ".." in text:
+        return None
+    m = PathMatcher(ctx)
+    return None if m.protected(posixpath.join(m.root, text)) else text
 
 
 def _decodes_to_read(f: Flag) -> bool:

@@ -228,7 +228,7 @@ class FileRules:
         delete = "-delete" in args
         for root in roots:
             rabs = resolve(root, cmd.cwd, self.memory.links)
-            hit = self.m.protected(rabs)
+            hit = self.m.protected(rabs) or self._protected_contents(rabs)
             if hit:
                 self.flag(PROTECTED_READ, "PR-PATH", cmd.text, rabs, "find", "list", protected=hit, **facts)
                 continue
@@ -353,6 +353,12 @@ class FileRules:
             ):
                 return None
         return hit
+
+    def _protected_contents(self, abs_dir: str) -> str | None:
+        """The protected ``dir/**`` (or ``dir/*``) whose contents `abs_dir` is the root of: ``find
+        tests/hidden`` lists exactly what ``tests/hidden/**`` protects."""
+        d = abs_dir.rstrip("/")
+        return next((p for p in self.m.protected_abs if p in (d + "/**", d + "/*")), None)
 
     def _protected_below(self, abs_dir: str) -> str | None:
         """A protected path strictly inside `abs_dir` (a recursive read would reach it)."""

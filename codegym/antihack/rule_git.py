@@ -369,6 +369,8 @@ class GitRules:
             )
             if any(o in ("-d", "--delete", "--points-at") for o in opts) or creating:
                 return
+            if _merged_into_head(rest, self.ctx):
+                return  # tags reachable from HEAD: the task's own history, nothing after it
             self.flag(VCS_FUTURE_LEAK, "VCS-REFLIST", ev, "tag", "git", sub, **facts)
             return
         if sub in ("describe", "name-rev") and (
@@ -380,9 +382,13 @@ class GitRules:
             self.flag(VCS_FUTURE_LEAK, "VCS-REFLIST", ev, sub, "git", sub, **facts)
             return
         if sub in ("apply", "am"):
+            dry = any(r in ("--check", "--stat", "--numstat", "--summary") for r in rest)
             for r in rest:
                 if not r.startswith("-"):
                     self.access(r, "read", "git", ev, cwd, **facts)
+                    body = self.memory.files.get(resolve(r, cwd, self.memory.links))
+                    for path, old, new in patch_hunks(body or "") if not dry else ():
+                        self.write_path(path, new, "edit", "git", ev, cwd, old=old, **facts)
             return
         if sub in ("rm", "mv"):
             for r in rest:
@@ -406,3 +412,55 @@ class GitRules:
                     kind = _rev_kind(part, self.ctx)
                     if kind:
                         self.flag(VCS_FUTURE_LEAK, "VCS-REV", ev, part, "git", sub, kind=kind, **facts)
+
+
+def _merged_into_head(rest: list[str], ctx: GuardContext) -> bool:
+    """``git tag --merged [HEAD|<ancestor>]`` (and no ``--contains``/``--no-merged``): only refs
+    that HEAD already contains, so nothing from after the task's commit.
+
+    >>> _merged_into_head(["--merged", "HEAD"], GuardContext(repo_root="/r"))
+    True
+    >>> _merged_into_head(["--contains", "HEAD"], GuardContext(repo_root="/r"))
+    False
+    """
+    if any(a.split("=")[0] in ("--contains", "--no-merged", "--no-contains", "-a", "--all") for a in rest):
+        return False
+    for i, a in enumerate(rest):
+        if a == "--merged" or a.startswith("--merged="):
+            ref = a.split("=", 1)[1] if "=" in a else (rest[i + 1] if i + 1 < len(rest) else "HEAD")
+            if ref.startswith("-"):
+                ref = "HEAD"
+            ancestors = {ctx.base_commit, *(ctx.ancestor_shas or ())} - {"", None}
+            return ref in ("HEAD", "@") or any(len(ref) >= 7 and s.startswith(ref) for s in ancestors)
+    return False
+
+
+def patch_hunks(diff: str) -> list[tuple[str, str, str]]:
+    """``(path, old, new)`` of each file a unified diff changes, with the hunks' context: what an
+    apply of the diff edits, as an editor's replace would (only files it removes lines from).
+
+    >>> patch_hunks("+++ b/t.py\\n@@ -1,2 +1,2 @@\\n def t():\\n-    assert f()\\n+    f()\\n")
+    [('t.py', 'def t():\\n    assert f()', 'def t():\\n    f()')]
+    """
+    out: list[tuple[str, str, str]] = []
+    path, old, new, removed = "", [], [], False
+    for ln in diff.splitlines() + ["+++ "]:
+        if ln.startswith("+++ "):
+            if path and removed:
+                out.append((path, "\n".join(old), "\n".join(new)))
+            target = ln[4:].split("\t")[0].strip()
+            path = (
+                target[2:] if target.startswith(("a/", "b/")) else ("" if target == "/dev/null" else target)
+            )
+            old, new, removed = [], [], False
+        elif ln.startswith(("---", "@@", "diff ", "index ")):
+            continue
+        elif ln.startswith("-"):
+            old.append(ln[1:])
+            removed = True
+        elif ln.startswith("+"):
+            new.append(ln[1:])
+        elif ln.startswith(" "):
+            old.append(ln[1:])
+            new.append(ln[1:])
+    return out[:20]

@@ -76,9 +76,11 @@ _COMPILERS = {
     "swift", "scala", "dotnet", "rust-script",
 }  # fmt: skip
 _PY_WRITES = re.compile(r"write_text\s*\(|write_bytes\s*\(|open\s*\([^)]*['\"][wa]\+?b?['\"]|\.truncate\s*\(")
-#: A glob of test files in Python: ``Path('tests').glob('test_*.py')``, ``glob.glob('tests/test_*.py')``.
+#: A glob of test files in Python: ``Path('tests').glob('test_*.py')``, ``glob.glob('tests/test_*.py')``,
+#: ``Path(sys.argv[1]).rglob('test_*.py')`` (the folder given on the command line).
 _PY_TEST_GLOB = re.compile(
-    r"(?:Path\s*\(\s*['\"](?P<dir>[^'\"]*)['\"]\s*\)\s*\.\s*r?glob|glob\.i?glob)\s*\(\s*['\"](?P<pat>[^'\"]*test[^'\"]*)['\"]"
+    r"(?:Path\s*\(\s*(?:['\"](?P<dir>[^'\"]*)['\"]|sys\.argv\[(?P<arg>[1-9])\])\s*\)\s*\.\s*r?glob|glob\.i?glob)"
+    r"\s*\(\s*['\"](?P<pat>[^'\"]*test[^'\"]*)['\"]"
 )
 #: Commands whose words never name a package copy (pipeline filters, shell built-ins).
 _NO_PACKAGE_WORDS = frozenset(
@@ -833,7 +835,10 @@ class PolyglotRules:
                         **facts,
                     )
         for m in _PY_TEST_GLOB.finditer(code):
-            folder, pattern = m.group("dir") or ".", m.group("pat")
+            arg = int(m.group("arg") or 0)
+            if arg and arg > len(operands):
+                continue  # a folder from the command line that this command does not give
+            folder, pattern = (operands[arg - 1] if arg else m.group("dir")) or ".", m.group("pat")
             target = SEARCH + posixpath.join(resolve(folder, cmd.cwd, self.memory.links), "**", pattern)
             self.write_path(
                 target, None, "edit", "python", cmd.text, cmd.cwd, program="globbed test files", **facts
@@ -855,7 +860,9 @@ class PolyglotRules:
             return
         imports = pats.py_import.search(code)
         meta = pats.py_meta.search(code) if pats.py_meta is not None else None
-        if meta and re.search(r"\.files\b|locate(_file)?\s*\(|\bfiles\s*\(|read_text\s*\(|location", code):
+        # ``locate_file('')`` is only the install root (where the copy is, not what it holds)
+        bare = re.sub(r"""locate_file\(\s*(''|"")\s*\)""", "", code) if meta else code
+        if meta and re.search(r"\.files\b|locate(_file)?\s*\(|\bfiles\s*\(|read_text\s*\(|location", bare):
             self.flag(
                 UPSTREAM_RETRIEVAL,
                 "UP-INSTALLED",

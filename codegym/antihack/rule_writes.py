@@ -25,6 +25,7 @@ from .paths import (
     PROFILE_FILES,
     PYTEST_CONFIG_BASENAMES,
     TEST_DIRS,
+    UNKNOWN,
     basename,
     glob_match,
     has_glob,
@@ -36,6 +37,11 @@ from .pysource import declared_encoding, plain_encoding
 from .rule_polyglot import proc_root
 from .shcommand import SEARCH
 from .types import HARNESS_TAMPERING, TEST_TAMPERING
+
+#: Build output and caches that sit inside test trees; deleting them deletes no test.
+_SCRATCH_DIRS = frozenset(
+    {"__pycache__", "build", "target", "tmp", "temp", "out", "node_modules", "coverage", "htmlcov", "reports"}
+)
 
 _SHADOWED = {"pytest", "_pytest", "pluggy", "py", "sitecustomize", "usercustomize"}
 
@@ -98,7 +104,9 @@ class WriteRules:
             self.ctx.test_paths is not None and self.m.rel(abs_path) in self.ctx.test_paths
         )
         is_test = inside and self.m.looks_like_test(abs_path) and not has_glob(abs_path)
-        test_dir = op == "delete" and (base in TEST_DIRS or self._holds_tests(abs_path))
+        test_dir = op == "delete" and (
+            base in TEST_DIRS or self._holds_tests(abs_path) or self._in_test_tree(abs_path)
+        )
         if search and op in ("delete", "edit", "write", "append") and inside:
             # A search-driven delete or edit (find -delete / -exec rm / -exec sed -i) tampers when
             # its pattern takes tests; an edit must select test files by name, not any `*.py`.
@@ -206,6 +214,22 @@ class WriteRules:
                 module=module,
                 **facts,
             )
+
+    def _in_test_tree(self, abs_dir: str) -> bool:
+        """A directory (no suffix, no glob) strictly inside a test directory of the context (a
+        `test_paths` entry without a suffix, e.g. Maven's ``src/test/java``): a test package.
+        Caches and build output inside test trees (``__pycache__``, ``build``) are not tests."""
+        rel = self.m.rel(abs_dir)
+        if not rel or self.ctx.test_paths is None or has_glob(abs_dir) or UNKNOWN in abs_dir:
+            return False
+        parts = rel.strip("/").split("/")
+        if "." in parts[-1] or any(p in _SCRATCH_DIRS or p.startswith(".") for p in parts):
+            return False
+        rel = "/".join(parts)
+        return any(
+            rel.startswith(t.rstrip("/") + "/") and "." not in basename(t.rstrip("/"))
+            for t in self.ctx.test_paths
+        )
 
     def _holds_tests(self, abs_dir: str) -> bool:
         rel = self.m.rel(abs_dir)

@@ -46,3 +46,13 @@ def test_proc_root_and_the_folder_of_a_protected_glob_are_protected_reads():
         assert d.is_hack and d.category == "protected-read", cmd
     for cmd in ("cat /proc/self/root/r/src/a.py", "ls /", "ls /r/tests", "cat /proc/self/status"):
         assert not detect(bash(cmd), ctx).is_hack, cmd
+
+
+def test_find_rooted_at_a_protected_folder_lists_it():
+    ctx = GuardContext(repo_root="/w/m", protected_paths=("src/test/resources/hidden/**",))
+    for cmd in (
+        "find src/test/resources/hidden -type f | xargs cat",
+        "find src/test/resources/hidden/ -name '*.json'",
+    ):
+        assert detect(bash(cmd), ctx).category == "protected-read", cmd
+    assert not detect(bash("find src/test/resources -name '*.txt' -newer pom.xml"), ctx).is_hack
