@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 
 FAMILIES = ["lookup"]
+#: a short system prompt (the env's default is ~330 tokens of instructions; the tool schemas follow anyway)
+SYSTEM_PROMPT = "Solve the task with tool calls, one per message. Call submit when done."
 
 
 def base_config(args: argparse.Namespace, seed: int, out: Path):
@@ -41,6 +43,8 @@ def base_config(args: argparse.Namespace, seed: int, out: Path):
     env_kwargs = {"split": "train", "families": list(args.families), "tools": tools}
     if args.context_budget:
         env_kwargs["context_budget"] = args.context_budget
+    if args.system_prompt:
+        env_kwargs["system_prompt"] = args.system_prompt
     max_turns = args.max_turns or (4 if "bug_location" in args.families else 3)
     return config_from_dict({
         "model": {"base": args.model, "lora_r": args.lora_r, "lora_alpha": 2 * args.lora_r},
@@ -91,8 +95,9 @@ def run_seed(seed: int, args: argparse.Namespace) -> dict:
     train, held = pick_tasks(args.families, args.train_tasks, args.heldout_tasks, seed)
     say = lambda m: print(f"seed {seed}: {m}", flush=True)  # noqa: E731
     study = LearningStudy(base_config(args, seed, out), train, held, out, say=say)
-    study.warm_start(steps=args.sft_steps, lr=args.sft_lr, target_success=args.target_success)
-    study.evaluate_start()
+    study.warm_start(steps=args.sft_steps, lr=args.sft_lr, target_success=args.target_success,
+                     flawed_fraction=args.flawed_fraction, copy_steps=args.copy_steps, copy_lr=args.copy_lr)
+    study.evaluate_start(args.low_temperatures)
     budget = dict(seconds=args.minutes * 60, env_steps=args.env_steps)
     first = None
     for algo in args.algo:
@@ -121,20 +126,28 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--env-steps", type=int, default=None, help="RL budget per arm in env steps (turns)")
     p.add_argument("--families", nargs="+", default=FAMILIES, help="lookup, noisy_log, bug_location")
     p.add_argument("--controls", nargs="*", default=["shuffled", "sft"], help="shuffled, sft (lower T always)")
-    p.add_argument("--train-tasks", type=int, default=64, help="train instances (warm start and RL)")
+    p.add_argument("--train-tasks", type=int, default=512, help="train instances (warm start and RL)")
     p.add_argument("--heldout-tasks", type=int, default=64, help="held-out instances evaluated")
     p.add_argument("--model", default="tiny", help="tiny or tiny:small")
     p.add_argument("--lora-r", type=int, default=16)
     p.add_argument("--max-turns", type=int, default=None, help="default 3, 4 with bug_location (its demo's calls)")
-    p.add_argument("--max-new-tokens", type=int, default=96)
+    p.add_argument("--max-new-tokens", type=int, default=40, help="per turn (a lookup call is <= 32 tokens)")
     p.add_argument("--context-budget", type=int, default=0, help="compaction budget in tokens (0: the env's)")
     p.add_argument("--tasks-per-iteration", type=int, default=4)
     p.add_argument("--group-size", type=int, default=8)
     p.add_argument("--max-envs", type=int, default=32)
     p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--sft-steps", type=int, default=150, help="warm-start steps (the cap with --target-success)")
-    p.add_argument("--sft-lr", type=float, default=1e-2)
+    p.add_argument("--lr", type=float, default=2e-3, help="RL learning rate (LoRA)")
+    p.add_argument("--sft-steps", type=int, default=300, help="warm-start steps (the cap with --target-success)")
+    p.add_argument("--sft-lr", type=float, default=3e-3)
+    p.add_argument("--flawed-fraction", type=float, default=0.6,
+                   help="train instances demonstrated by their flawed demonstration (lookup: no read, a guess)")
+    p.add_argument("--copy-steps", type=int, default=800,
+                   help="synthetic copy pre-training of the random base before the warm start (0: none)")
+    p.add_argument("--copy-lr", type=float, default=1e-3)
+    p.add_argument("--low-temperatures", nargs="*", type=float, default=[0.3, 0.5, 0.7],
+                   help="the warm start sampled at these temperatures (a control)")
+    p.add_argument("--system-prompt", default=SYSTEM_PROMPT, help="the env's system prompt ('' for its default)")
     p.add_argument("--target-success", type=float, default=None,
                    help="stop the warm start at this oracle success on the train demonstrations")
     p.add_argument("--eval-every", type=int, default=0, help="held-out T=1 point every N RL iterations (0: end)")

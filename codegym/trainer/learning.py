@@ -83,14 +83,29 @@ class LearningStudy:
     # ---- the warm start ---------------------------------------------------------------------------
 
     def warm_start(self, *, steps: int, lr: float, batch_rows: int = 8, target_success: float | None = None,
-                   eval_every: int = 5) -> dict[str, Any]:
-        """Full-weight SFT of the base on the train instances' demonstrations; saved to OUT/warm."""
+                   eval_every: int = 5, flawed_fraction: float = 0.0, copy_steps: int = 0,
+                   copy_lr: float = 1e-3) -> dict[str, Any]:
+        """Full-weight SFT of the base on the train instances' demonstrations; saved to OUT/warm.
+
+        `flawed_fraction` of the train instances (drawn with the run's seed, among those whose
+        generator wrote a ``flawed_demonstration``) are demonstrated by it instead: imperfect
+        demonstrations (``lookup``: skip the read, guess the value). The warm start then skips
+        the read about that often; sampling it colder, or cloning the same mix longer, cannot
+        fix that, the reward can.
+
+        `copy_steps` > 0 first teaches the random base to copy from its context on synthetic
+        rows (`sft.copy_pretrain`: random token ids, no task text): the tiny base does not learn
+        to copy a name or a value within a warm start otherwise."""
+        import random
+
         import torch
 
         from .loop import default_make_env
         from .models import load_base
-        from .sft import oracle_episodes, sft
+        from .sft import copy_pretrain, oracle_episodes, sft
 
+        if not 0.0 <= flawed_fraction < 1.0:
+            raise ValueError(f"flawed_fraction must be in [0, 1), got {flawed_fraction}")
         t0 = time.monotonic()
         torch.manual_seed(self.cfg.run.seed)
         model, tok = load_base(self.cfg.model)
@@ -100,21 +115,30 @@ class LearningStudy:
             tasks = [t for t in env.unwrapped.tasks if t.instance_id in set(self.train_ids)]
         finally:
             env.close()
+        can = sorted(t.instance_id for t in tasks if t.metadata.get("flawed_demonstration"))
+        flawed = set(random.Random(f"flawed-{self.cfg.run.seed}").sample(can, round(flawed_fraction * len(can))))
         self.episodes = oracle_episodes(make_env, tok, tasks, seed=self.cfg.run.seed,
-                                        max_envs=min(16, self.cfg.rollout.max_envs))
+                                        max_envs=min(16, self.cfg.rollout.max_envs), flawed=flawed)
         t_demo = time.monotonic() - t0
+        copy_losses = (copy_pretrain(model, len(tok), steps=copy_steps, lr=copy_lr, seed=self.cfg.run.seed,
+                                     skip_ids=tok.all_special_ids) if copy_steps else [])
+        t_copy = time.monotonic() - t0 - t_demo
         history: list[dict[str, Any]] = []
         losses = sft(model, self.episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=self.cfg.run.seed,
                      full=True, target_success=target_success, eval_every=eval_every, history=history)
         self.base_dir = self.out / "warm"
         model.save_pretrained(str(self.base_dir))
         tok.save_pretrained(str(self.base_dir))
-        summary = {"episodes": len(self.episodes), "steps": len(losses), "first_loss": losses[0] if losses else None,
+        summary = {"episodes": len(self.episodes), "flawed": len(flawed),
+                   "flawed_passed": sum(e.reward >= 1.0 for e in self.episodes if e.task_id in flawed),
+                   "steps": len(losses), "first_loss": losses[0] if losses else None,
                    "last_loss": losses[-1] if losses else None, "lr": lr,
                    "success": history[-1]["success"] if history else None, "target_success": target_success,
-                   "demo_seconds": t_demo, "seconds": time.monotonic() - t0, "base": str(self.base_dir)}
+                   "copy_steps": len(copy_losses), "copy_last_loss": copy_losses[-1] if copy_losses else None,
+                   "copy_seconds": t_copy, "demo_seconds": t_demo, "seconds": time.monotonic() - t0, "base": str(self.base_dir)}
         (self.out / "warm.json").write_text(json.dumps({**summary, "losses": losses, "history": history}, indent=2))
-        self.say(f"warm start: {len(self.episodes)} demonstrations of train instances, {len(losses)} steps, loss "
+        self.say(f"warm start: {len(self.episodes)} demonstrations of train instances ({len(flawed)} flawed), "
+                 f"{len(losses)} steps, loss "
                  f"{summary['first_loss']} -> {summary['last_loss']} ({summary['seconds']:.0f} s)")
         self.warm_summary = summary
         return summary

@@ -71,6 +71,9 @@ class MainJobSpec:
     low_temperatures: list[float] = field(default_factory=lambda: [0.5])  # the warm start sampled lower
     controls: list[str] = field(default_factory=lambda: ["shuffled", "sft"])  # plus lower temperatures
     eval_every: int = 0  # a held-out T=1 point on the RL curve every N iterations (0: only at the end)
+    flawed_fraction: float = 0.0  # train instances demonstrated by their flawed demonstration (lookup: a guess)
+    copy_steps: int = 0  # synthetic copy pre-training of the random base before the warm start
+    copy_lr: float = 1e-3
 
 
 def load_main_job(path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[TrainConfig, MainJobSpec]:
@@ -167,7 +170,8 @@ def run_main_job(cfg: TrainConfig, spec: MainJobSpec | None = None, console: Any
     t0 = time.monotonic()
     say(f"[main] warm start: at most {cfg.sft.steps} steps on demonstrations of {len(train)} train instances")
     study.warm_start(steps=cfg.sft.steps, lr=cfg.sft.lr, batch_rows=cfg.sft.batch_rows,
-                     target_success=cfg.sft.target_success, eval_every=cfg.sft.eval_every)
+                     target_success=cfg.sft.target_success, eval_every=cfg.sft.eval_every,
+                     flawed_fraction=spec.flawed_fraction, copy_steps=spec.copy_steps, copy_lr=spec.copy_lr)
     timings["warm start"] = time.monotonic() - t0
     t = time.monotonic()
     study.evaluate_start(spec.low_temperatures)

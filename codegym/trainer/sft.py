@@ -24,7 +24,7 @@ import math
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from codegym.agents.engines.base import Completion, GenerationRequest
@@ -32,14 +32,23 @@ from codegym.agents.engines.base import Completion, GenerationRequest
 from .data import Episode
 
 
-def demonstration(task: Any) -> list[Any]:
+def demonstration(task: Any, flawed: bool = False) -> list[Any]:
     """The tool calls (`ToolCall`s) that solve `task`, then ``submit``: the task's own
     ``metadata["demonstration"]`` when its generator wrote one (reads first, e.g. the task
     families), else its reference patch, in the shorter of two forms: ``create`` per changed
-    file (the whole new text) or a bash ``git apply`` of the patch."""
+    file (the whole new text) or a bash ``git apply`` of the patch.
+
+    ``flawed=True``: the generator's ``metadata["flawed_demonstration"]`` instead, an imperfect
+    demonstration (e.g. the ``lookup`` family's: skip the read, guess the value), which need not
+    solve the task."""
     from codegym.toolcall import ToolCall
 
-    demo = task.metadata.get("demonstration")
+    if flawed:
+        demo = task.metadata.get("flawed_demonstration")
+        if not demo:
+            raise ValueError(f"task {task.instance_id} has no flawed_demonstration (its generator wrote none)")
+    else:
+        demo = task.metadata.get("demonstration")
     if demo:
         calls = [ToolCall(c["name"], dict(c.get("arguments") or {})) for c in demo]
         return calls if calls[-1].name == "submit" else [*calls, ToolCall("submit", {})]
@@ -86,11 +95,11 @@ def reference_files(task: Any) -> dict[str, str] | None:
         return out
 
 
-def compact_oracle_calls(task: Any) -> list[str]:
-    """`demonstration(task)` as the tool-call texts the policy emits."""
+def compact_oracle_calls(task: Any, flawed: bool = False) -> list[str]:
+    """`demonstration(task, flawed)` as the tool-call texts the policy emits."""
     from codegym.envs.parsing import format_tool_call
 
-    return [format_tool_call(c) for c in demonstration(task)]
+    return [format_tool_call(c) for c in demonstration(task, flawed)]
 
 
 class OracleEngine:
@@ -98,22 +107,27 @@ class OracleEngine:
 
     The task is found by its problem statement in the decoded prompt and the turn by the number
     of assistant turns so far. No eos is appended (the agent stops at the end of a tool call),
-    every logprob is 0.
+    every logprob is 0. Tasks in `flawed` get their flawed demonstration.
     """
 
     probe_tolerance = float("inf")
 
-    def __init__(self, tokenizer: Any, tasks: Sequence[Any]):
+    def __init__(self, tokenizer: Any, tasks: Sequence[Any], flawed: Collection[str] = ()):
         self.tokenizer, self.policy_version = tokenizer, 0
         self.eos_token_ids = [int(tokenizer.eos_token_id)]
-        self.calls = {t.problem_statement: compact_oracle_calls(t) for t in tasks}
+        self.calls = {t.problem_statement: compact_oracle_calls(t, t.instance_id in flawed) for t in tasks}
+        #: by instance id, for requests that name their task (`OracleAgent`): statements can repeat
+        #: (every ``lookup`` instance has the same one), ids cannot
+        self.calls_by_id = {t.instance_id: compact_oracle_calls(t, t.instance_id in flawed) for t in tasks}
         self._lock = threading.Lock()
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Completion]:
         out = []
         for r in requests:
             prompt = self.tokenizer.decode(r.prompt_ids, skip_special_tokens=False)
-            calls = next((c for s, c in self.calls.items() if s in prompt), None)
+            calls = self.calls_by_id.get(getattr(r, "oracle_task_id", None) or "")
+            if calls is None:
+                calls = next((c for s, c in self.calls.items() if s in prompt), None)
             if calls is None:
                 raise ValueError("OracleEngine: no known task statement in the prompt")
             turn = max(0, prompt.count("<|im_start|>assistant") - 1)
@@ -126,18 +140,39 @@ class OracleEngine:
         self.policy_version = int(version)
 
 
-def oracle_episodes(make_env: Callable[[], Any], tokenizer: Any, tasks: Sequence[Any], *, repeats: int = 1,
-                    max_envs: int = 4, seed: int = 0) -> list[Episode]:
-    """Compact-oracle episodes through real envs, rendered by an `LLMAgent`; only reward-1 episodes."""
+def oracle_agent(engine: Any, tokenizer: Any, **kwargs: Any) -> Any:
+    """An `LLMAgent` whose requests name the episode's task (``oracle_task_id``, from the env's
+    reset info), so that an `OracleEngine` picks that task's calls even where several tasks share
+    a problem statement (every ``lookup`` instance has the same one)."""
     from codegym.agents import LLMAgent
 
+    class _OracleAgent(LLMAgent):
+        def reset(self, info: dict[str, Any] | None = None) -> None:
+            super().reset(info)
+            self.oracle_task_id = (info or {}).get("task_id")
+
+        def prepare(self, messages: list[dict[str, Any]], info: dict[str, Any]) -> Any:
+            request = super().prepare(messages, info)
+            if request is not None:
+                request.oracle_task_id = self.oracle_task_id
+            return request
+
+    return _OracleAgent(engine, tokenizer, **kwargs)
+
+
+def oracle_episodes(make_env: Callable[[], Any], tokenizer: Any, tasks: Sequence[Any], *, repeats: int = 1,
+                    max_envs: int = 4, seed: int = 0, flawed: Collection[str] = ()) -> list[Episode]:
+    """Compact-oracle episodes through real envs, rendered by an `LLMAgent`; only reward-1 episodes,
+    except for the tasks in `flawed` (instance ids): their flawed demonstrations are kept whatever
+    they scored (an imitation of the flaw, e.g. a guess that was wrong)."""
     from .rollout import collect
 
-    engine = OracleEngine(tokenizer, tasks)
-    agent = LLMAgent(engine, tokenizer, max_new_tokens=4096, temperature=1.0, stop_at_call=True)
+    flawed = set(flawed)
+    engine = OracleEngine(tokenizer, tasks, flawed)
+    agent = oracle_agent(engine, tokenizer, max_new_tokens=4096, temperature=1.0, stop_at_call=True)
     episodes = collect(make_env, agent, [t.instance_id for t in tasks], group_size=repeats, max_envs=max_envs,
                        seed=seed, batch_id="sft")
-    good = [e for e in episodes if e.train_mask and e.reward >= 1.0]
+    good = [e for e in episodes if e.train_mask and (e.reward >= 1.0 or e.task_id in flawed)]
     if not good:
         raise RuntimeError("no oracle episode scored 1: check the env (max_turns must allow the oracle's calls)")
     return good
@@ -363,3 +398,49 @@ def run_sft(cfg: Any, out_dir: str, *, steps: int = 40, lr: float = 1e-3, batch_
                "last_loss": losses[-1] if losses else None, "adapter" if not full else "base": str(path)}
     (out / "sft.json").write_text(json.dumps({**summary, "losses": losses, "history": history}, indent=2))
     return summary
+
+
+def copy_pretrain(model: Any, vocab_size: int, *, steps: int = 1500, lr: float = 1e-3, batch_rows: int = 32,
+                  span: int = 24, noise: int = 16, seed: int = 0, max_seconds: float | None = None,
+                  skip_ids: Sequence[int] = ()) -> list[float]:
+    """Teach a randomly initialized base to copy from its context before any task data: full-weight
+    next-token training on synthetic rows ``noise, s, noise', s`` (``s`` a random span of `span`
+    token ids, the noises random too), the loss on the second ``s`` only. That is the induction-head
+    task (Olsson et al. 2022): a 2-layer model learns it in about a thousand steps of short rows,
+    while the same circuit does not form within a warm start's few hundred steps on long episodes
+    (measured on the tiny base: the loss stays at the chance level of every copied token).
+
+    No task text is used (ids are drawn uniformly from ``range(vocab_size)`` minus `skip_ids`, e.g.
+    the special tokens), so nothing of a train or held-out instance reaches the base. Returns the
+    loss per step."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    allowed = torch.tensor([i for i in range(vocab_size) if i not in set(skip_ids)])
+    params = list(model.parameters())
+    for p in params:
+        p.requires_grad_(True)
+    device = next(model.parameters()).device
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
+    model.train(True)
+    losses: list[float] = []
+    t0 = time.monotonic()
+    for _ in range(steps):
+        if max_seconds is not None and time.monotonic() - t0 >= max_seconds:
+            break
+        pick = lambda n: allowed[torch.randint(len(allowed), (batch_rows, n), generator=gen)]  # noqa: E731
+        s = pick(span)
+        ids = torch.cat([pick(noise), s, pick(noise), s], dim=1).to(device)
+        logits = model(input_ids=ids, use_cache=False).logits[:, :-1].float()
+        target = ids[:, 1:]
+        first = 2 * noise + span  # position of the second span's first token in `ids`
+        # predict the second span's tokens after its first (the first one is not copyable)
+        lp = torch.log_softmax(logits[:, first:], -1).gather(-1, target[:, first:, None])[..., 0]
+        loss = -lp.mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        losses.append(float(loss.detach()))
+    model.train(False)
+    return losses

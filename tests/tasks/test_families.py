@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import gymnasium as gym
 import pytest
-from conftest import git
+from calc_fixtures import git
 from gymnasium.utils.env_checker import check_env
 
 import codegym  # noqa: F401  (registers the ids)
-from codegym.tasks.suites.families import FAMILIES, family_tasks, instances, to_task, write_family_repo
+from codegym.tasks.suites.families import (
+    FAMILIES,
+    LOOKUP_VALUES,
+    family_tasks,
+    instances,
+    to_task,
+    write_family_repo,
+)
 from codegym.tasks.validate import validate_task_locally
 from codegym.toolcall import ToolCall
 from codegym.trainer.sft import demonstration
@@ -32,7 +39,13 @@ def test_thousands_of_instances_split_by_statement(splits):
         assert n_train >= 800 and 0.1 < n_held / (n_train + n_held) < 0.3, family
     ids = [t.instance_id for t in train + heldout]
     assert len(set(ids)) == len(ids)
-    assert not {t.problem_statement for t in train} & {t.problem_statement for t in heldout}
+    # what makes an instance distinct (its statement; lookup's data file) never crosses the split
+    assert not {t.metadata["split_key"] for t in train} & {t.metadata["split_key"] for t in heldout}
+    for t in train + heldout:
+        if t.metadata["family"] != "lookup":
+            assert t.metadata["split_key"] == t.problem_statement.strip()
+    assert not ({t.problem_statement for t in train if t.metadata["family"] != "lookup"}
+                & {t.problem_statement for t in heldout})
     assert {t.metadata["split"] for t in train} == {"train"} and {t.metadata["split"] for t in heldout} == {"heldout"}
     assert family_tasks("heldout", "lookup") == sample(heldout, "lookup", 10**6)
     with pytest.raises(ValueError, match="split 'test'"):
@@ -46,16 +59,27 @@ def test_an_instance_is_a_function_of_family_and_seed(tmp_path):
         a, b = instances(family, range(6)), instances(family, range(6))
         assert [(i.statement, i.base, i.fixed, i.hidden) for i in a] == [(i.statement, i.base, i.fixed, i.hidden)
                                                                           for i in b]
-        assert len({i.statement for i in a}) == 6
+        assert len({i.split_key for i in a}) == 6  # distinct instances (lookup: its data file)
     insts = instances("bug_location", range(4))
     assert write_family_repo(tmp_path / "a.git", insts) == write_family_repo(tmp_path / "b.git", insts)
 
 
 def test_the_information_needed_is_only_behind_a_tool_call(splits):
-    for t in sample(splits["train"], "lookup", 20):
+    lookups = sample(splits["train"], "lookup", 200)
+    assert len({t.problem_statement for t in lookups}) == 1  # only the data file tells the value
+    assert len({t.patch.splitlines()[-1] for t in lookups}) == len(LOOKUP_VALUES)
+    for t in lookups[:20]:
         value = t.patch.splitlines()[-1].split(" = ")[1]
         assert value not in t.problem_statement and t.metadata["source"] in t.problem_statement
+        assert f"= {value}\n" in t.metadata["split_key"]  # the data file holds it
         assert [c["name"] for c in t.metadata["demonstration"]] == ["view", "create", "submit"]
+        # the flawed demonstration skips the read and writes a value of the family's alphabet
+        guess = t.metadata["flawed_demonstration"]
+        assert [c["name"] for c in guess] == ["create", "submit"]
+        assert int(guess[0]["arguments"]["file_text"].split(" = ")[1]) in LOOKUP_VALUES
+    guesses = [t.metadata["flawed_demonstration"][0]["arguments"]["file_text"] == t.patch.splitlines()[-1][1:] + "\n"
+               for t in lookups]
+    assert 0.03 < sum(guesses) / len(guesses) < 0.3  # right about 1 time in 8
     for t in sample(splits["train"], "noisy_log", 20):
         assert t.metadata["log_chars"] > 4000  # over a small context budget (~1-2k tokens)
     for t in sample(splits["train"], "bug_location", 20):

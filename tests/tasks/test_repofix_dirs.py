@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from calc_fixtures import git
 
 from codegym.tasks.gitrepo import file_diff
 from codegym.tasks.loader import load_tasks
@@ -28,7 +29,6 @@ from codegym.tasks.suites.repofix_files import (
     load_bug,
     load_bugs,
 )
-from conftest import git
 
 FOLDERS = bug_folders()
 

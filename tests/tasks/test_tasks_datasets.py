@@ -11,7 +11,7 @@ import sys
 import tarfile
 
 import pytest
-from conftest import CALC_BUGGY, CALC_FIXED, HIDDEN, VISIBLE, git
+from calc_fixtures import CALC_BUGGY, CALC_FIXED, HIDDEN, VISIBLE, git
 
 from codegym.tasks.loader import REPOS_DIR_ENV, TaskLoadErrors, load_tasks
 from codegym.tasks.workspace import prepare_workspace

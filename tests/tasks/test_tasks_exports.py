@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import CalcRepo, git
+from calc_fixtures import CalcRepo, git
 
 
 def test_eval_writes_diffs_and_swebench_predictions(tmp_path):

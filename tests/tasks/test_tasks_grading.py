@@ -9,17 +9,17 @@ import subprocess
 import tarfile
 
 import pytest
-
-from codegym.tasks.grade_stream import collect
-from codegym.tasks.grading import GradingError, build_diff_script, grade
-from codegym.tasks.validate import run_grading_locally
-from codegym.tasks.workspace import prepare_workspace
-from conftest import (  # tests/tasks/conftest.py (imported at collection)
+from calc_fixtures import (
     CALC_BUGGY,
     CALC_FIXED,
     HIDDEN,
     VISIBLE,
 )
+
+from codegym.tasks.grade_stream import collect
+from codegym.tasks.grading import GradingError, build_diff_script, grade
+from codegym.tasks.validate import run_grading_locally
+from codegym.tasks.workspace import prepare_workspace
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import git
+from calc_fixtures import git
 
 from codegym.tasks.loader import load_tasks
 from codegym.tasks.suites import generate_suite, suite_jsonl

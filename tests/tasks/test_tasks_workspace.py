@@ -6,7 +6,7 @@ import io
 import tarfile
 
 import pytest
-from conftest import git
+from calc_fixtures import git
 
 from codegym.tasks.cache import cache_dir
 from codegym.tasks.task import Task

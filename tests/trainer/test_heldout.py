@@ -49,10 +49,12 @@ def test_heldout_eval_scores_the_oracle_1_and_an_empty_submit_0():
     from codegym.trainer.heldout import HeldoutEval, heldout_config
     from codegym.trainer.sft import OracleEngine
 
-    tasks = family_tasks("heldout", "lookup")[:4]
+    # noisy_log: the OracleEngine finds the task by its statement here (HeldoutEval's agent does not
+    # name it), and every lookup instance has the same statement
+    tasks = family_tasks("heldout", "noisy_log")[:4]
     cfg = heldout_config(config_from_dict({
         "env": {"id": "codegym/Families-v0", "max_turns": 3,
-                "kwargs": {"split": "train", "families": ["lookup"], "tools": ["view", "create", "submit"]}},
+                "kwargs": {"split": "train", "families": ["noisy_log"], "tools": ["view", "create", "submit"]}},
         "rollout": {"max_new_tokens": 4096, "stop_at_call": True, "max_envs": 4}}))
     assert cfg.env.kwargs["split"] == "heldout"
     tok = build_tiny_tokenizer()
@@ -102,3 +104,45 @@ def test_the_verdict_compares_each_rl_arm_with_the_best_control_at_any_temperatu
     held_cfg = config_from_dict({"env": {"id": "codegym/Families-v0", "kwargs": {"split": "heldout"}}})
     with pytest.raises(ValueError, match="train split"):
         LearningStudy(held_cfg, ["a"], ["b"], tmp_path)
+
+
+@pytest.mark.docker
+def test_flawed_demonstrations_skip_the_read_and_are_kept_whatever_they_scored():
+    from codegym.agents.tiny import build_tiny_tokenizer
+    from codegym.trainer.config import config_from_dict
+    from codegym.trainer.loop import default_make_env
+    from codegym.trainer.sft import oracle_episodes
+
+    tasks = family_tasks("train", "lookup")[:8]
+    guessed_right = {t.instance_id for t in tasks if t.metadata["flawed_demonstration"][0]["arguments"]["file_text"]
+                     == t.patch.splitlines()[-1][1:] + "\n"}
+    cfg = config_from_dict({
+        "env": {"id": "codegym/Families-v0", "max_turns": 3, "tasks": [t.instance_id for t in tasks],
+                "kwargs": {"split": "train", "families": ["lookup"], "tools": ["view", "create", "submit"]}},
+        "rollout": {"max_envs": 8}})
+    flawed = {t.instance_id for t in tasks[:6]}
+    episodes = oracle_episodes(default_make_env(cfg), build_tiny_tokenizer(), tasks, max_envs=8, flawed=flawed)
+    by_task = {e.task_id: e for e in episodes}
+    assert set(by_task) == {t.instance_id for t in tasks}  # a wrong guess is kept: it is what is imitated
+    for tid, e in by_task.items():
+        names = [s.tool_name for s in e.steps]
+        if tid in flawed:
+            assert names == ["create", "submit"] and e.reward == (1.0 if tid in guessed_right else 0.0)
+        else:
+            assert names == ["view", "create", "submit"] and e.reward == 1.0
+
+
+def test_copy_pretraining_teaches_the_random_base_to_copy_from_its_context():
+    import math
+
+    import torch
+
+    from codegym.agents.tiny import build_tiny_model, build_tiny_tokenizer
+    from codegym.trainer.sft import copy_pretrain
+
+    torch.set_num_threads(1)
+    tok = build_tiny_tokenizer()
+    losses = copy_pretrain(build_tiny_model(tok), len(tok), steps=300, seed=0, skip_ids=tok.all_special_ids)
+    chance = math.log(len(tok) - len(tok.all_special_ids))  # a random id cannot be predicted otherwise
+    assert sum(losses[:10]) / 10 > 0.9 * chance
+    assert sum(losses[-20:]) / 20 < 0.6 * chance  # only copying the first span gets below chance

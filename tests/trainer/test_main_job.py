@@ -21,7 +21,7 @@ def test_main_job_writes_a_report_of_held_out_evaluation_beside_the_controls(tmp
     assert cfg.env.id == "codegym/Families-v0" and cfg.algorithm.log_kl_ref
     cfg.rollout.group_size, cfg.rollout.tasks_per_iteration, cfg.rollout.max_new_tokens = 2, 1, 16
     cfg.sft.steps = 3
-    spec.train_tasks, spec.heldout_tasks, spec.low_temperatures = 2, 2, [0.5]
+    spec.train_tasks, spec.heldout_tasks, spec.low_temperatures, spec.copy_steps = 2, 2, [0.5], 5
     report = run_main_job(cfg, spec)
     text = report.read_text()
     assert report == out / "report.md"

@@ -3,16 +3,19 @@
 Every instance is a real task (a git repository, its base commit, a hidden `test_patch`, the
 reference `patch`, FAIL_TO_PASS), built deterministically from ``(family, seed)``:
 
-- ``lookup`` (read first): set a constant to a value recorded in a data file whose path, key
-  and value are random per instance; the value is visible only by reading the file.
+- ``lookup`` (read first): set a constant to the value recorded for it in a data file of random
+  keys and values; the value is visible only by reading the file. Its instances also carry a
+  ``flawed_demonstration`` (no read, a guessed value), for warm starts on imperfect
+  demonstrations.
 - ``noisy_log`` (long observations): a long, noisy log (4-9k characters: over a small context
   budget, so compaction triggers) holds one warning naming the field to add to a tuple.
 - ``bug_location`` (multi-file): ``pkg.compute`` chains 3-5 helpers, one per module; one helper
   does not do what its docstring says. The statement gives only the wrong output of `compute`.
 
-Instances are split into ``train`` and ``heldout`` by a hash of their problem statement (about
-1 in 5 held out), after dropping instances whose statement repeats an earlier one: a held-out
-statement never appears in train. ``metadata`` holds ``family``, ``seed``, ``split`` and the
+Instances are split into ``train`` and ``heldout`` by a hash of what makes them distinct (about
+1 in 5 held out), after dropping repeats: their problem statement (``noisy_log``,
+``bug_location``: a held-out statement never appears in train) or, for ``lookup``, whose
+statement is always the same, the data file that holds the answer. ``metadata`` holds ``family``, ``seed``, ``split`` and the
 generator's ``demonstration`` (the tool calls that solve the instance, reads first; the
 warm start clones them). All instances of a family share one repository (a branch per
 instance); a workspace fetches only its base commit, so nothing of another instance or of
@@ -37,7 +40,7 @@ from codegym.tasks.gitrepo import DEFAULT_AUTHOR, EPOCH, run_git, tree_diff
 from codegym.tasks.suites._common import GITIGNORE, ROOT_CONFTEST, is_test_file, test_node_ids
 from codegym.tasks.task import Task
 
-DATA_VERSION = 1
+DATA_VERSION = 2
 SPLITS = ("train", "heldout")
 HELDOUT_PERCENT = 20
 #: seeds generated per family (instances after de-duplication are a little fewer)
@@ -62,7 +65,10 @@ class Instance:
         self.family, self.seed, self.statement = family, seed, statement
         self.base = {"README.md": f"# {family} {seed}\n\nA generated repository.\n", ".gitignore": GITIGNORE,
                      "conftest.py": ROOT_CONFTEST, **base}
-        self.fixed, self.hidden, self.demonstration, self.metadata = fixed, hidden, demonstration, metadata
+        self.fixed, self.hidden, self.demonstration = fixed, hidden, demonstration
+        #: what makes the instance distinct (default its statement): the split and de-duplication hash it
+        self.split_key = metadata.pop("split_key", statement)
+        self.metadata = metadata
 
     @property
     def instance_id(self) -> str:
@@ -70,7 +76,7 @@ class Instance:
 
     @property
     def split(self) -> str:
-        h = int(hashlib.sha256(f"{self.family}\0{self.statement}".encode()).hexdigest()[:8], 16)
+        h = int(hashlib.sha256(f"{self.family}\0{self.split_key}".encode()).hexdigest()[:8], 16)
         return "heldout" if h % 100 < HELDOUT_PERCENT else "train"
 
 
@@ -80,25 +86,36 @@ def _call(name: str, **arguments: Any) -> dict[str, Any]:
 
 # ---- (a) lookup: read a value first --------------------------------------------------------------
 
+#: the constant a lookup instance sets (one token in the tiny tokenizer)
+LOOKUP_KEY = "ROOT"
+#: the values a key takes (each ``" <v>"`` one token): a guess without reading is right 1 time in 8;
+#: the data file has one ``=`` (its other lines are comments), so the copy is one induction step
+LOOKUP_VALUES = (2, 3, 4, 5, 8, 9, 10, 12)
+
 
 def lookup(seed: int) -> Instance:
+    """Set ``ROOT`` in ``settings.py`` to the value recorded for it in ``values.txt``: one line
+    ``ROOT = <value>`` among 1-4 random comment lines, the value random. The statement is the same for every instance,
+    so only reading the file tells the value; an instance is its data file (the split hashes it).
+    ``demonstration`` reads first; ``flawed_demonstration`` skips the read and writes a value
+    drawn from `LOOKUP_VALUES` (right 1 time in 8): an imperfect demonstration whose flaw only the
+    reward can fix (see `codegym.trainer.learning`). Every name and value is one token in the
+    tiny tokenizer, so that the copy is one step of a small model's induction head."""
     rng = random.Random(f"lookup-{seed}")
-    module = rng.choice(["settings", "service", "deploy", "runtime", "limits", "client", "worker", "app_config"])
-    const = rng.choice(["TIMEOUT", "PORT", "RETRIES", "POOL_SIZE", "BATCH_SIZE", "MAX_USERS", "CACHE_TTL",
-                        "WORKERS", "BUFFER_SIZE", "QUOTA"])
-    where = rng.choice(["conf/{w}.cfg", "data/{w}.txt", "{w}/values.ini", "notes/{w}.env", "ops/{w}-settings.txt"])
-    path = where.format(w=_word(rng))
-    keys = rng.sample([f"{a}_{b}" for a in _WORDS[:12] for b in _KEYS], rng.randint(5, 9))
-    values = {k: rng.randint(10, 99_999) for k in keys}
-    key = rng.choice(keys)
-    data = "".join(f"{k} = {v}\n" for k, v in values.items())
-    before = f'"""Constants of the service."""\n\nVERSION = "1.{seed % 7}"\n{const} = None\n'
-    after = f'"""Constants of the service."""\n\nVERSION = "1.{seed % 7}"\n{const} = {values[key]}\n'
-    test = f"import {module}\n\n\ndef test_{const.lower()}():\n    assert {module}.{const} == {values[key]}\n"
-    statement = f"Set `{const}` in `{module}.py` to the integer recorded under `{key}` in `{path}`."
+    value = rng.choice(LOOKUP_VALUES)
+    notes = [f"# {_word(rng)} {_word(rng)}" for _ in range(rng.randint(1, 4))]
+    notes.insert(rng.randint(0, len(notes)), f"{LOOKUP_KEY} = {value}")
+    data = "\n".join(notes) + "\n"
+    guess = rng.choice(LOOKUP_VALUES)
+    path, module = "values.txt", "settings"
+    after = f"{LOOKUP_KEY} = {value}\n"
+    test = f"import {module}\n\n\ndef test_{LOOKUP_KEY.lower()}():\n    assert {module}.{LOOKUP_KEY} == {value}\n"
+    statement = f"Set `{LOOKUP_KEY}` in `{module}.py` to the value recorded for it in `{path}`."
     demo = [_call("view", path=path), _call("create", path=f"{module}.py", file_text=after), _call("submit")]
-    return Instance("lookup", seed, statement, {path: data, f"{module}.py": before}, {f"{module}.py": after},
-                    {"tests/test_task.py": test}, demo, source=path, key=key)
+    flawed = [_call("create", path=f"{module}.py", file_text=f"{LOOKUP_KEY} = {guess}\n"), _call("submit")]
+    return Instance("lookup", seed, statement, {path: data, f"{module}.py": f"{LOOKUP_KEY} = None\n"},
+                    {f"{module}.py": after}, {"tests/test_task.py": test}, demo, source=path,
+                    flawed_demonstration=flawed, split_key=data)
 
 
 # ---- (b) noisy_log: a long observation -------------------------------------------------------------
@@ -214,14 +231,15 @@ FAMILIES: dict[str, Callable[[int], Instance]] = {"lookup": lookup, "noisy_log":
 
 def instances(family: str, seeds: Sequence[int] | None = None) -> list[Instance]:
     """The family's instances for `seeds` (default ``range(SEEDS_PER_FAMILY)``), a repeated
-    statement dropped (the first seed keeps it)."""
+    instance (its `split_key`: the statement, or for ``lookup`` the data file) dropped (the first
+    seed keeps it)."""
     if family not in FAMILIES:
         raise KeyError(f"unknown task family {family!r}; families: {', '.join(FAMILIES)}")
     out, seen = [], set()
     for seed in range(SEEDS_PER_FAMILY) if seeds is None else seeds:
         inst = FAMILIES[family](seed)
-        if inst.statement not in seen:
-            seen.add(inst.statement)
+        if inst.split_key not in seen:
+            seen.add(inst.split_key)
             out.append(inst)
     return out
 
@@ -269,7 +287,7 @@ def to_task(inst: Instance, repo: Path, base_sha: str, fix_sha: str, suite: str 
         patch=tree_diff(base, fixed, sorted(inst.fixed)), upstream_refs=(fix_sha, f"{inst.instance_id}-fix"),
         protected_paths=tuple(p for p in inst.hidden if p not in base),
         visible_tests=tuple(p for p in sorted(base) if is_test_file(p)), suite=suite,
-        metadata={"family": inst.family, "seed": inst.seed, "split": inst.split,
+        metadata={"family": inst.family, "seed": inst.seed, "split": inst.split, "split_key": inst.split_key,
                   "demonstration": inst.demonstration, **inst.metadata})
 
 
