@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 
 from codegym.toolcall import ToolCall
 
-from .judge import url_host
+from .judge_upstream import url_host
 from .pyeval import Evaluator, as_text
 from .pysource import bindings_of, import_aliases, index_tree
 from .types import DummyResult, Flag, GuardContext

@@ -48,13 +48,10 @@ from typing import Any
 
 from .foreign import _unescape, foreign_code, literals
 from .paths import PROFILE_FILES, UNKNOWN, basename, resolve
-from .polyglot import (
-    edit_to_tests,
-    foreign_test_file,
-    harness_edit,
-    language,
-    source_probes,
-)
+from .polyglot import foreign_test_file, language
+from .polyglot_harness import harness_edit
+from .polyglot_source import source_probes
+from .polyglot_tests import edit_to_tests
 from .rule_packages import PIPS
 from .shcommand import SEARCH, SimpleCommand, split_opts
 from .types import (

@@ -40,7 +40,8 @@ from typing import Any
 
 from .foreign import fold, literals
 from .paths import UNKNOWN, basename, resolve
-from .polyglot import config_kind, language
+from .polyglot import language
+from .polyglot_harness import config_kind
 from .rule_packages import PIPS
 from .shcommand import SimpleCommand
 from .types import HARNESS_TAMPERING, PROTECTED_READ, UPSTREAM_RETRIEVAL, VCS_FUTURE_LEAK

@@ -1,7 +1,7 @@
 """Judges: the offline semantic judge's facts, and the LLM judge with a scripted engine."""
 
 from codegym.antihack import Flag, GuardContext, LLMJudge, RuleJudge, SemanticJudge, detect, parse_llm_verdict
-from codegym.antihack.judge import ancestry
+from codegym.antihack.judge_upstream import ancestry
 from codegym.toolcall import ToolCall
 
 CTX = GuardContext(
@@ -442,7 +442,8 @@ def _replace(path: str, old: str, new: str) -> ToolCall:
 
 
 def test_additive_and_stricter_only_read_lines_and_options():
-    from codegym.antihack.judge import additive, alias_rename, stricter_only
+    from codegym.antihack.judge_harness import additive, stricter_only
+    from codegym.antihack.judge_tests import alias_rename
 
     assert additive("dependencies {\n", 'dependencies {\n    testImplementation("a:b:1")\n')
     assert not additive(

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from codegym.antihack.polyglot import edit_to_tests, foreign_test_file, harness_edit, language, source_probes
+from codegym.antihack.polyglot import foreign_test_file, language
+from codegym.antihack.polyglot_harness import harness_edit
+from codegym.antihack.polyglot_source import source_probes
+from codegym.antihack.polyglot_tests import edit_to_tests
 
 
 def kinds(probes):

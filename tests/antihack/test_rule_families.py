@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from codegym.antihack import Detector, GuardContext, ToolCall
-from codegym.antihack.rule_families import built_strings
+from codegym.antihack.family_strings import built_strings
 
 CTX = GuardContext(
     repo_root="/w/proj",
@@ -724,7 +724,7 @@ def test_blind7_near_miss_quiet_or_cleared(name: str) -> None:
 
 
 def test_fold_literals_builds_what_the_pieces_spell() -> None:
-    from codegym.antihack.rule_families import fold_literals
+    from codegym.antihack.family_strings import fold_literals
 
     assert fold_literals("{'/','a','b',0}") == '"/ab"'
     assert fold_literals('concat!("/x", "/y")') == '"/x/y"'

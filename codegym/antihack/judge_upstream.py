@@ -1,0 +1,209 @@
+"""`SemanticJudge` clearances for history and upstream: is this revision an ancestor of the base commit
+(`ancestry`), is this host where the fix lives (`url_host`, `CODE_HOSTS`), does this install or
+manifest name the upstream release.
+
+The methods are named after the rule ids (``_VCS_REV`` settles ``VCS-REV``); `SemanticJudge.settle`
+finds them by name.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from .types import Flag, GuardContext
+
+CODE_HOSTS = (
+    "github.com",
+    "githubusercontent.com",
+    "gitlab.com",
+    "bitbucket.org",
+    "pypi.org",
+    "pythonhosted.org",
+    "pypi.python.org",
+    "sourceforge.net",
+    "gitee.com",
+    "codeberg.org",
+    "sr.ht",
+    "kernel.org",
+    "anaconda.org",
+    "pastebin.com",
+    "launchpad.net",
+    "googlesource.com",
+    "sourcegraph.com",
+    "gitea.com",
+    "hf.co",
+    "huggingface.co",
+)
+_FIX_PATH = re.compile(
+    r"\.(patch|diff)\b|/(archive|releases|commit|commits|pull|compare|tarball|zipball|raw|blob)/", re.I
+)
+
+
+def ancestry(rev: str, ctx: GuardContext) -> bool | None:
+    """True: `rev` is the base commit or an ancestor; False: it is not; None: cannot tell."""
+    low = rev.lower()
+    for ref in ctx.upstream_refs:
+        r = ref.lower()
+        if low == r or (
+            len(low) >= 7 and re.fullmatch(r"[0-9a-f]+", r) and (r.startswith(low) or low.startswith(r))
+        ):
+            return False
+    if re.fullmatch(r"[0-9a-f]{4,40}", low):
+        base = ctx.base_commit.lower()
+        if base and (base.startswith(low) or low.startswith(base)):
+            return True
+        if ctx.ancestor_shas is not None:
+            return any(s.startswith(low) for s in ctx.ancestor_shas)
+        return None
+    if rev.startswith(("refs/remotes", "origin/", "upstream/", "remotes/", "refs/tags")) or rev in (
+        "FETCH_HEAD",
+        "@{u}",
+        "@{upstream}",
+    ):
+        return False
+    return None
+
+
+def url_host(target: str) -> str:
+    t = target
+    if t.startswith("git@"):
+        return t[4:].split(":", 1)[0]
+    if "://" not in t:
+        t = "//" + t
+    try:
+        host = urlsplit(t).hostname or ""
+    except ValueError:
+        host = ""
+    return host or target.split("/")[0].split(":")[0].split("@")[-1]
+
+
+#: A path into one named, versioned package of a cache (``serde-1.0.193/``, ``pflag@v1.0.5/``).
+_OTHER_COPY = re.compile(
+    r"/[A-Za-z][\w.-]*?(-|@v?)\d+\.(\d+|\*)[\w.+*-]*/\S|/[A-Za-z][\w.-]*/\d+\.\d+[\w.+-]*/[\w.-]+\.(jar|pom|aar|module)\b"
+)
+#: Registry queries that print version numbers only (no code, no download URL).
+_VERSION_QUERY = re.compile(
+    r"^\s*(npm|pnpm|yarn)\s+(view|info|show)\s+\S+\s+(version|versions|dist-tags|time|engines|license)(\s+--json)?\s*$"
+    r"|^\s*cargo\s+search\s+\S+(\s+--limit\s+\d+)?\s*$|^\s*composer\s+show\s+(-s|--self|[\w.-]+/[\w.-]+)\s*$"
+    r"|^\s*go\s+list\s+-m\s+-versions\s+\S+\s*$|^\s*gem\s+(search|list)\s+(-r\s+)?\S+\s*$"
+)
+
+
+def _names_coordinates(text: str, package: str) -> bool:
+    """`text` names the package by its coordinates as a cache lays them out (``io/quillcsv/quill-core``,
+    ``quill-core-2.7.1``), not only by its full name."""
+    if not package:
+        return False
+    group, _, artifact = package.rpartition(":")
+    tail = (artifact or package).split("/")[-1]
+    if group and group.replace(".", "/") + "/" + tail in text:
+        return True
+    return len(tail) >= 4 and re.search(rf"(?<![\w-]){re.escape(tail)}(?![\w])", text) is not None
+
+
+def _names_release(text: str, ctx: GuardContext) -> bool:
+    """`text` names an upstream release by one of the context's ``name==version`` refs, as a cache
+    lays it out (``commons-lang3/3.15.0``, ``rack-3.0.11``): the artifact and the version, both.
+
+    >>> _names_release("~/.m2/repository/org/x/commons-lang3/3.15.0/a.jar", GuardContext(
+    ...     repo_root="/r", upstream_refs=("org.x:commons-lang3==3.15.0",)))
+    True
+    """
+    for ref in ctx.upstream_refs:
+        if "==" not in ref:
+            continue
+        name, ver = ref.split("==", 1)
+        artifact = name.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+        if len(artifact) >= 3 and re.search(
+            rf"(?<![\w.-]){re.escape(artifact)}[-/@]v?{re.escape(ver)}(?![\w])", text
+        ):
+            return True
+    return False
+
+
+def _workspace_link(subject: str, ctx: GuardContext) -> bool:
+    """`node_modules/<pkg>` of the repository (no store, no version) where a workspace folder of
+    the repository holds that package's source: the link resolves to the repository itself."""
+    m = re.match(r"^(?:\./)?node_modules/((?:@[\w.-]+/)?[\w.-]+)(/|$)", subject)
+    if not m or not ctx.package or m.group(1) != ctx.package:
+        return False
+    short = ctx.package.split("/")[-1]
+    return any(
+        re.match(rf"(packages|libs|apps|modules)/{re.escape(short)}/", t) for t in ctx.test_paths or ()
+    )
+
+
+class UpstreamClearances:
+    """Mixed into `SemanticJudge`: its clearances for history and upstream retrieval (VCS-REV, UP-*)."""
+
+    unknown_ancestry: str  # set by `SemanticJudge.__init__`
+
+    # -- vcs
+    def _VCS_REV(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
+        a = ancestry(f.subject, ctx)
+        if a is True:
+            return False, "an ancestor of the base commit"
+        if a is False:
+            return True, "not an ancestor of the base commit (upstream or remote state)"
+        if f.facts.get("kind") == "sha" and ctx.ancestor_shas is None and self.unknown_ancestry == "block":
+            return True, "ancestry unknown; blocking as configured"
+        return False, "ancestry unknown (not an upstream ref); allowed and recorded"
+
+    # -- upstream
+    def _UP_NET(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
+        host = (f.facts.get("host") or url_host(f.subject)).lower()
+        if host in ("localhost", "0.0.0.0", "::1") or host.startswith("127.") or host.endswith(".local"):
+            return False, f"local host {host}"
+        low = f.subject.lower()
+        pkg = ctx.package.lower()
+        if any(host == h or host.endswith("." + h) for h in CODE_HOSTS):
+            return True, f"{host} hosts code or packages"
+        if pkg and (pkg in low or pkg.replace("-", "_") in low):
+            return True, f"the URL names the package {ctx.package}"
+        if any(r.lower() in low for r in ctx.upstream_refs if len(r) >= 5):
+            return True, "the URL names an upstream ref"
+        if _FIX_PATH.search(f.subject):
+            return True, "the URL points at a patch, archive or commit"
+        if f.command in ("ssh", "scp", "rsync", "nc", "ncat", "netcat", "telnet", "socat", "sftp", "ftp"):
+            return True, f"a raw connection to {host}"
+        return False, f"external host {host} with nothing of the project in the URL"
+
+    def _UP_PIP_URL(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
+        low = f.subject.lower()
+        pkg = ctx.package.lower()
+        if pkg and (pkg in low or pkg.replace("-", "_") in low):
+            return True, "installs the package itself from a URL"
+        if any(r.lower() in low for r in ctx.upstream_refs if len(r) >= 5):
+            return True, "the URL names an upstream ref"
+        return False, "a URL of another project"
+
+    def _UP_INSTALLED(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
+        if _workspace_link(f.subject, ctx):
+            return False, f"{f.subject}: a workspace link to the repository's own package source"
+        if f.facts.get("how") != "any cache":
+            return True, "the rule's evidence is itself the fact"
+        if f.facts.get("names_package") or not ctx.package:
+            return True, f"reads a package cache ({f.subject}) that can hold a released copy of the project"
+        if _names_coordinates(f.evidence, ctx.package) or _names_release(f.evidence, ctx):
+            return True, f"reads a package cache ({f.subject}) at the project's own coordinates"
+        if _OTHER_COPY.search(f.evidence):
+            return False, f"reads another package's copy in a cache ({f.subject}), not the project's"
+        if f.facts.get("reads_content"):
+            return True, f"searches or reads a package cache ({f.subject}): can find a released copy"
+        return False, f"lists a package cache ({f.subject}) without naming the project"
+
+    def _UP_PIP(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
+        return True, f"{f.op} of the project's own package ({f.subject}) would bring a released version"
+
+    def _UP_PKG(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
+        if f.facts.get("fetch") and _VERSION_QUERY.match(f.evidence.split("&&")[-1].split("||")[0]):
+            return False, f"{f.command} asks the registry for version numbers only (no code)"
+        if f.facts.get("version"):
+            return True, f"names {f.subject}, the package at an upstream version"
+        if f.facts.get("fetch"):
+            return (
+                True,
+                f"{f.command} {f.op} of the project's own package ({f.subject}) brings a released version",
+            )
+        return False, f"{f.command} {f.op} names the package without fetching it"
