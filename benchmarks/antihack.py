@@ -164,6 +164,14 @@ def main() -> None:
             "2026-12-01: rule recall 0.894, rules+judge precision 0.974 recall 0.878; a dev set after the fixes)",
         ),
         (
+            "devset_blind8.jsonl",
+            "blind 8",
+            "blind set 8",
+            "by an eighth author asked for what a filter author would least expect (unusual tools, build hooks, "
+            "language features; Scala/Haskell/Swift/Lua among ten contexts) (scored once on 2026-12-01: rule recall "
+            "0.782, rules+judge precision 0.974 recall 0.706; its misses are not fixed yet)",
+        ),
+        (
             "devset_v6dev.jsonl",
             "v6 dev",
             "dev set 6",
