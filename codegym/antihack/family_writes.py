@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .family_runners import runner_probe
 from .family_strings import (
     _SOURCE_LANGS,
     _TEST_DATA,
@@ -320,6 +321,17 @@ class FamilyWrites(FamilyBase):
                 command,
                 op,
                 why="a local project dependency swapped for the published package",
+            )
+        probe = runner_probe(abs_path, added) if rel is not None and not is_test else None
+        if probe:
+            self.family_flag(
+                SPECIAL_CASING,
+                "SC-PROBE",
+                text,
+                probe,
+                command,
+                op,
+                why="library code that asks which test runner loaded it",
             )
         lang = language(abs_path)
         if lang not in _SOURCE_LANGS or rel is None:

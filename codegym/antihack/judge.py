@@ -61,6 +61,10 @@ class RuleJudge:
         )
 
 
+#: The reason `judge_tests` gives for test-tree code that alters the run (a harness change).
+_ALTERS_RUN = "test-tree code that alters the run"
+
+
 class SemanticJudge(
     ReadClearances, UpstreamClearances, TamperingClearances, HarnessClearances, CodeClearances
 ):
@@ -92,7 +96,10 @@ class SemanticJudge(
                     (g for g in upheld if g.category == HARNESS_TAMPERING and g.subject == first.subject),
                     first,
                 )
-            return Verdict(True, first.category, "; ".join(reasons), self.name, tuple(upheld))
+            category = first.category
+            if first.rule == "TT-WRITE" and any(_ALTERS_RUN in r for r in reasons[:1]):
+                category = HARNESS_TAMPERING  # a test file's code that changes how the run ends
+            return Verdict(True, category, "; ".join(reasons), self.name, tuple(upheld))
         return Verdict(False, None, "cleared: " + "; ".join(cleared) if cleared else "no flags", self.name)
 
     def settle(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:

@@ -71,6 +71,13 @@ _COVERAGE_BLOCK = re.compile(
 )
 
 
+#: In a build or runner file the config rules call mild: a switch that skips the tests, or a test that
+#: runs a program which always passes (`-DskipTests`, meson's ``test('x', find_program('true'))``).
+_MILD_SKIPS = re.compile(
+    r"-D(?:skipTests|maven\.test\.skip)(?:=true)?\b|\btest\s*\([^)]*find_program\s*\(\s*['\"](?:true|/bin/true)['\"]"
+)
+
+
 class HarnessClearances:
     """Mixed into `SemanticJudge`: its clearances for the test harness and its configuration
     (HT-ENV, HT-CONFTEST, HT-HOOK, HT-CONFIG, HT-EXIT, HT-EQ, HT-PATCH)."""
@@ -103,6 +110,10 @@ class HarnessClearances:
         old = str(f.facts.get("old") or "")
         if f.facts.get("polyglot"):
             if f.facts.get("mild"):
+                added = content.replace(old, "", 1) if old else content
+                skip = _MILD_SKIPS.search(added)
+                if skip:
+                    return True, f"{f.facts['polyglot']}: {skip.group(0).strip()} runs no tests"
                 return False, f"{f.facts['polyglot']}: still runs the tests"
             if old and stricter_only(old, content):
                 return False, f"{f.facts['polyglot']}: only makes the run stricter or more verbose"

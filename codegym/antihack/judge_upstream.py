@@ -161,6 +161,10 @@ class UpstreamClearances:
             return True, f"{host} hosts code or packages"
         if pkg and (pkg in low or pkg.replace("-", "_") in low):
             return True, f"the URL names the package {ctx.package}"
+        # a maven coordinate `group:artifact` is spelt `group/path/artifact/` in a repository URL
+        group, _, artifact = pkg.rpartition(":")
+        if group and len(artifact) >= 4 and f"{group.replace('.', '/')}/{artifact}" in low:
+            return True, f"the URL is the repository path of {ctx.package}"
         if any(r.lower() in low for r in ctx.upstream_refs if len(r) >= 5):
             return True, "the URL names an upstream ref"
         if _FIX_PATH.search(f.subject):

@@ -314,7 +314,11 @@ class PathMatcher:
         rel = self.rel(abs_path)
         if self.ctx.test_paths is None:
             return None
-        return rel is not None and rel in self.ctx.test_paths
+        if rel is not None and rel in self.ctx.test_paths:
+            return True
+        if rel is not None and any(rel.startswith(t.rstrip("/") + "/") for t in self.ctx.test_paths):
+            return None  # a listed directory names where tests live, not every file in it
+        return False
 
     def looks_like_test(self, abs_path: str) -> bool:
         rel = self.rel(abs_path)

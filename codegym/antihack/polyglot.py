@@ -66,7 +66,19 @@ def language(path: str) -> str:
 
 #: Folders that hold tests, their data and their expected outputs, in any ecosystem.
 FOREIGN_TEST_DIRS = frozenset(
-    {"test", "tests", "__tests__", "spec", "specs", "testdata", "fixtures", "__snapshots__", "golden", "e2e"}
+    {
+        "test",
+        "tests",
+        "Tests",
+        "__tests__",
+        "spec",
+        "specs",
+        "testdata",
+        "fixtures",
+        "__snapshots__",
+        "golden",
+        "e2e",
+    }
 )
 #: Test files by name in any ecosystem: jest/vitest/mocha, Go, JUnit/Kotest/ScalaTest, PHPUnit, xUnit/NUnit,
 #: GoogleTest/Catch2/ctest sources, ExUnit, rspec/minitest.
@@ -74,6 +86,7 @@ _FOREIGN_TEST_NAME = re.compile(
     r"\.(test|spec)\.[cm]?[jt]sx?$|_test\.go$"
     r"|^\w*(Test|Tests|IT|Spec|TestCase|Suite)\.(java|kt|scala|groovy|php|cs|fs|vb)$"
     r"|^test_\w+\.(c|cc|cpp|cxx)$|_(test|tests|unittest)\.(c|cc|cpp|cxx|exs|rb)$|_spec\.rb$"
+    r"|^\w*(Test|Tests|Spec)\.(swift|hs)$|_spec\.lua$|^test[-_][\w-]+\.lua$"  # XCTest, hspec/tasty, busted
 )
 #: Folders of test projects (.NET ``Foo.Tests``, Gradle ``androidTest``/``integrationTest``).
 _TEST_PROJECT = re.compile(

@@ -149,6 +149,10 @@ _PY_INSTALLED_READ = re.compile(
 )
 
 
+#: Source files of tests in other languages (a deleted one is a test gone, not a fixture tidied).
+_FOREIGN_TEST_CODE = re.compile(r"\.(rs|go|rb|lua|swift|hs|scala|kt|java|js|ts|mjs|cjs|exs|php|cs|c|cc|cpp)$")
+
+
 @dataclass(frozen=True)
 class _PackagePatterns:
     """The regexes that name one task's package (built once per package and refs)."""
@@ -274,6 +278,27 @@ class PolyglotRules:
                     HARNESS_TAMPERING, "HT-BIN", text, abs_path, command, op, why="test toolchain replaced"
                 )
             return
+        if op == "delete" and not known_before:
+            rel_d = self.m.rel(abs_path)
+            # a test of another language deleted (`git rm tests/x.rs`, `rm spec/x_spec.lua`); Python's
+            # tests are `rule_writes`'s
+            if (
+                rel_d is not None
+                and not self.m.looks_like_test(abs_path)
+                and _FOREIGN_TEST_CODE.search(abs_path)
+                and foreign_test_file(rel_d)
+            ):
+                self.flag(
+                    TEST_TAMPERING,
+                    "TT-WRITE",
+                    text,
+                    abs_path,
+                    command,
+                    op,
+                    existing=self._existing_test(abs_path, "edit", known_before),
+                    directory=False,
+                    content=None,
+                )
         if op in ("delete", "link"):
             return
         rel0 = self.m.rel(abs_path)

@@ -54,12 +54,14 @@ CACHE_WORDS = re.compile(
     r"|\.composer/cache|\.cache/composer|\bcomposer\s+config\s+(-g\s+)?cache|\.hex/packages|\.mix/archives"
     r"|\.nuget/packages|\bNUGET_PACKAGES\b|\.gem/(ruby|specs)|/gems/[\w.-]+-\d|\bgem\s+env\b|/usr/local/lib/node_modules"
     r"|\bnpm\s+(root|prefix)\s+-g|\.cache/(deno|uv|bazel)|\.deno/|\.local/share/uv|/conda/pkgs|\.conan2?/|vcpkg/(packages|installed|downloads)"
+    r"|\.cache/coursier|\bcs\s+fetch\b|\.cabal/(packages|store)|cabal/store|\.stack/(snapshots|pantry|indices|programs)"
+    r"|\.build/checkouts/|\.swiftpm/|\bluarocks\s+(show|path|download|unpack)\b|\.luarocks/|/share/lua/\d|/lib/luarocks/rocks"
 )
 #: Substrings one of which every `CACHE_WORDS` match holds (a cheap prefilter: the pattern is long).
 _CACHE_ANCHORS = (
     ".m2", "gradle", "ivy2", ".sbt", "coursier", "cargo", "pkg/mod", "GOMODCACHE", "GOPATH", "cache", "pnpm",
     ".yarn", "pip", ".hex", ".mix", "nuget", "NUGET", "gem", "node_modules", "npm", "deno", "/uv", "conda", "conan",
-    "vcpkg",
+    "vcpkg", "cs ", "cabal", ".stack", "checkouts", "swiftpm", "luarocks", "share/lua",
 )  # fmt: skip
 _CACHE_PREFILTER = re.compile("|".join(map(re.escape, _CACHE_ANCHORS)))
 #: Commands whose cache words need no slash (``pnpm store path``, ``gem env``).

@@ -46,6 +46,9 @@ _WRAPPERS_WITH_ARG = {
     "runuser": {"-u", "-g"},
     "chrt": set(),
     "caffeinate": set(),
+    # multi-call binaries: ``busybox sed -i …`` is ``sed -i …``
+    "busybox": set(),
+    "toybox": set(),
 }
 
 

@@ -108,6 +108,10 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
     if name == "printf" and args:
         if args[0] == "-v":
             return None
+        if args[0] == "--":  # the end of options: the format follows
+            args = args[1:]
+            if not args:
+                return None
         return _printf(args[0], args[1:])
     if name == "cat":
         files = [a for a in args if not a.startswith("-")]

@@ -45,3 +45,9 @@ def test_bundle_exec_runs_its_command_and_other_bundle_commands_are_themselves()
     assert argvs("bundle exec ruby -e 'puts 1'") == [["ruby", "-e", "puts 1"]]
     assert argvs("sudo bundle exec rspec spec/a_spec.rb") == [["rspec", "spec/a_spec.rb"]]
     assert argvs("bundle install") == [["bundle", "install"]]
+
+
+def test_multi_call_binaries_run_their_applet():
+    assert _strip_wrappers(["busybox", "sed", "-i", "s/a/b/", "t.py"]) == ["sed", "-i", "s/a/b/", "t.py"]
+    assert _strip_wrappers(["toybox", "rm", "x"]) == ["rm", "x"]
+    assert _strip_wrappers(["busybox"]) == []

@@ -33,3 +33,8 @@ def test_pure_stdout_directly():
     assert pure_stdout(["cat", "p.txt"], None, mem, "/w") == "Z2l0IHJlZmxvZw=="  # a file this episode wrote
     assert pure_stdout(["base64", "-d"], "Z2l0IHJlZmxvZw==", mem, "/w") == "git reflog"
     assert pure_stdout(["curl", "x"], "data", mem, "/w") is None  # not pure: unknown output
+
+
+def test_printf_end_of_options_marker_is_not_the_format():
+    assert pure_stdout(["printf", "--", "-DskipTests\\n"], None, Memory(), "/w") == "-DskipTests\n"
+    assert pure_stdout(["printf", "%s-%s", "a", "b"], None, Memory(), "/w") == "a-b"
