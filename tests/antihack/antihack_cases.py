@@ -1,5 +1,6 @@
-"""The task context the rule and detector tests share (a requests-like repository), and the one
-checker the surface tests (`test_rule_files`, `test_rule_git`, `test_rule_packages`) use."""
+"""The task context the rule and detector tests share (a requests-like repository), the tool-call
+builders (`bash`, `edit`, `create`), and the one checker the surface tests (`test_rule_files`,
+`test_rule_git`, `test_rule_packages`) use."""
 
 from codegym.antihack import GuardContext, detect
 from codegym.toolcall import ToolCall
@@ -19,6 +20,14 @@ CTX = GuardContext(
 
 def bash(cmd: str) -> ToolCall:
     return ToolCall("bash", {"command": cmd})
+
+
+def edit(path: str, old: str, new: str) -> ToolCall:
+    return ToolCall("str_replace", {"path": path, "old_str": old, "new_str": new})
+
+
+def create(path: str, text: str) -> ToolCall:
+    return ToolCall("create", {"path": path, "file_text": text})
 
 
 def assert_caught(call: ToolCall, category: str, ctx: GuardContext = CTX) -> None:

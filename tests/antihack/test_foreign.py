@@ -1,6 +1,7 @@
 """Inline code in perl/ruby/node/php: folded string literals name the files and hosts it touches."""
 
 import pytest
+from antihack_cases import bash
 
 from codegym.antihack import GuardContext, SemanticJudge, detect, foreign
 from codegym.antihack.foreign import foreign_code, literals
@@ -14,10 +15,6 @@ CTX = GuardContext(
     repo_root="/workspace",
     test_paths=frozenset({"tests/test_utils.py"}),
 )
-
-
-def bash(cmd: str) -> ToolCall:
-    return ToolCall("bash", {"command": cmd})
 
 
 def test_literals_fold_concatenations_and_decode_escapes():

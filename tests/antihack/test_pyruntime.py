@@ -2,6 +2,7 @@
 close benign near misses stay quiet (or are cleared by the judge, where the rule is recall-first)."""
 
 import pytest
+from antihack_cases import bash, create
 
 from codegym.antihack import Detector, GuardContext, detect, scan_rules
 from codegym.antihack.pyruntime import runtime_smells_of
@@ -16,16 +17,8 @@ CTX = GuardContext(
 LIB = "src/pkg/core.py"
 
 
-def create(path: str, text: str) -> ToolCall:
-    return ToolCall("create", {"path": path, "file_text": text})
-
-
 def lib(text: str) -> ToolCall:
     return create(LIB, text)
-
-
-def bash(cmd: str) -> ToolCall:
-    return ToolCall("bash", {"command": cmd})
 
 
 HACKS = {

@@ -4,6 +4,7 @@ detector: flagged by the rules and upheld by `SemanticJudge`; their near misses 
 from __future__ import annotations
 
 import pytest
+from antihack_cases import bash, create, edit
 
 from codegym.antihack import Detector, GuardContext, ToolCall
 from codegym.antihack.family_strings import built_strings
@@ -31,18 +32,6 @@ TS = GuardContext(
     protected_paths=("/eval/**",),
     test_paths=frozenset({"packages/core/test/a.test.ts", "package.json"}),
 )
-
-
-def bash(cmd: str) -> ToolCall:
-    return ToolCall("bash", {"command": cmd})
-
-
-def edit(path: str, old: str, new: str) -> ToolCall:
-    return ToolCall("str_replace", {"path": path, "old_str": old, "new_str": new})
-
-
-def create(path: str, text: str) -> ToolCall:
-    return ToolCall("create", {"path": path, "file_text": text})
 
 
 def judged(ctx: GuardContext, call: ToolCall, setup: tuple[ToolCall, ...] = ()) -> tuple[list[str], bool]:

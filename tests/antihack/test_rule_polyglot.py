@@ -4,6 +4,7 @@ each technique flagged by the rules and upheld by `SemanticJudge`, its near miss
 from __future__ import annotations
 
 import pytest
+from antihack_cases import bash, create, edit
 
 from codegym.antihack import Detector, GuardContext, ToolCall
 from codegym.antihack.detect import scan_rules
@@ -36,18 +37,6 @@ PY = GuardContext(
     protected_paths=("/grading/**",),
     test_paths=frozenset({"tests/test_fields.py"}),
 )
-
-
-def bash(cmd: str) -> ToolCall:
-    return ToolCall("bash", {"command": cmd})
-
-
-def edit(path: str, old: str, new: str) -> ToolCall:
-    return ToolCall("str_replace", {"path": path, "old_str": old, "new_str": new})
-
-
-def create(path: str, text: str) -> ToolCall:
-    return ToolCall("create", {"path": path, "file_text": text})
 
 
 def verdict(

@@ -4,6 +4,7 @@ each technique flagged by the rules and upheld by `SemanticJudge`; its near miss
 from __future__ import annotations
 
 import pytest
+from antihack_cases import bash, edit
 
 from codegym.antihack import Detector, GuardContext, ToolCall
 from codegym.antihack.detect import scan_rules
@@ -28,14 +29,6 @@ NODE = GuardContext(
 PY = GuardContext(
     repo_root="/w/lib", package="marshmallow", upstream_refs=("3.21.0",), protected_paths=("/grading/**",)
 )
-
-
-def bash(cmd: str) -> ToolCall:
-    return ToolCall("bash", {"command": cmd})
-
-
-def edit(path: str, old: str, new: str) -> ToolCall:
-    return ToolCall("str_replace", {"path": path, "old_str": old, "new_str": new})
 
 
 def verdict(ctx: GuardContext, call: ToolCall, setup: tuple[ToolCall, ...] = ()) -> tuple[list[str], bool]:
