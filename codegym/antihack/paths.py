@@ -57,6 +57,14 @@ def resolve(path: str, cwd: str, aliases: dict[str, str] | None = None) -> str:
     return path
 
 
+def proc_root(path: str) -> str:
+    """``/proc/self/root/x`` (and ``/proc/<pid>/root``, ``/proc/thread-self/root``) is ``/x``."""
+    if not path.startswith("/proc/"):
+        return path
+    m = re.match(r"^/proc/(self|thread-self|\d+)/root(/.*)?$", path)
+    return (m.group(2) or "/") if m else path
+
+
 @lru_cache(maxsize=4096)
 def _glob_regex(pattern: str) -> re.Pattern[str]:
     out: list[str] = []

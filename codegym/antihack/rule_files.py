@@ -20,10 +20,9 @@ import posixpath
 import re
 from typing import Any
 
-from .paths import UNKNOWN, basename, has_glob, pattern_is_specific, resolve
+from .paths import UNKNOWN, basename, has_glob, pattern_is_specific, proc_root, resolve
 from .rule_git import git_internal
 from .rule_network import urlish
-from .rule_polyglot import proc_root
 from .rule_surface import OUTSIDE_PREFIXES
 from .shcommand import SEARCH, SimpleCommand, split_opts
 from .types import PROTECTED_READ, UPSTREAM_RETRIEVAL, VCS_FUTURE_LEAK

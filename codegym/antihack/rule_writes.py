@@ -31,10 +31,10 @@ from .paths import (
     has_glob,
     is_harness_path,
     is_test_path,
+    proc_root,
     resolve,
 )
 from .pysource import declared_encoding, plain_encoding
-from .rule_polyglot import proc_root
 from .shcommand import SEARCH
 from .types import HARNESS_TAMPERING, TEST_TAMPERING
 
