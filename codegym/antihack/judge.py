@@ -5,7 +5,8 @@
   does this conftest hook change outcomes. No model needed. Its clearances, one mixin per surface:
   `judge_reads` (protected reads), `judge_upstream` (history, upstream retrieval), `judge_tests`
   (edits of tests), `judge_harness` (harness and runner configuration), `judge_code` (code that
-  reaches into the harness or special-cases inputs).
+  reaches into the harness or special-cases inputs), `judge_net` (the default-deny net's flags:
+  upheld unless a positive proof clears them).
 - `LLMJudge`: asks any engine (an object with ``complete(prompt) -> str`` or a plain callable) with
   a documented prompt (`LLM_PROMPT`) and parses a JSON verdict; an unparseable answer or an engine
   error falls back to another judge (default: the rule verdict) and says so in `Verdict.fallback`.
@@ -33,6 +34,7 @@ from .judge_code import (
     test_literals as test_literals,  # re-exported: `codegym.envs.wrappers.guards` imports it here
 )
 from .judge_harness import HarnessClearances
+from .judge_net import NetClearances
 from .judge_reads import ReadClearances
 from .judge_tests import TamperingClearances
 from .judge_upstream import UpstreamClearances
@@ -66,7 +68,7 @@ _ALTERS_RUN = "test-tree code that alters the run"
 
 
 class SemanticJudge(
-    ReadClearances, UpstreamClearances, TamperingClearances, HarnessClearances, CodeClearances
+    ReadClearances, UpstreamClearances, TamperingClearances, HarnessClearances, CodeClearances, NetClearances
 ):
     """Settles flags with the task's facts; `unknown_ancestry="block"` convicts shas it cannot place.
 

@@ -10,7 +10,8 @@ scripts written earlier in the episode analysed when they run (`Memory`).
 other code), `rule_git`, `rule_packages`, `rule_network`, `rule_polyglot` (npm/jest/mocha, Go,
 Cargo, Make: their tests, runners, packages and library source), `rule_surface` (the recall-first
 net under them: caches and package managers of any ecosystem, decoded inline code, programs),
-`rule_families` (techniques of any language by family: run-time probes, built strings, config layering).
+`rule_families` (techniques of any language by family: run-time probes, built strings, config layering),
+`rule_net` (the default-deny net last: whatever no closer rule flagged and is not everyday work).
 
 Rule ids (category):
 
@@ -79,6 +80,7 @@ from .rule_code import CODE_URL, INLINE_CODE, CodeRules
 from .rule_families import FamilyRules
 from .rule_files import FileRules
 from .rule_git import LEAK_OPTS, GitRules
+from .rule_net import NetRules
 from .rule_network import NET_COMMANDS, NetworkRules
 from .rule_packages import PIPS, PackageRules
 from .rule_polyglot import PolyglotRules
@@ -92,6 +94,7 @@ _PY = re.compile(r"^(python[\d.]*|pypy[\d.]*|ipython3?)$")
 
 
 class Scanner(
+    NetRules,  # first: its `write_path` wraps `WriteRules.write_path` (the net reads each write after it)
     FileRules,
     WriteRules,
     CodeRules,
@@ -127,6 +130,8 @@ class Scanner(
             self.bash(str(args.get("command", "")), cwd)
         elif name == "view":
             self.access(str(args.get("path", "")), "read", "view", f"view {args.get('path', '')}", cwd)
+            if not self.flags:
+                self.net_view(str(args.get("path", "")), cwd)
         elif name == "create":
             self.write_file(str(args.get("path", "")), str(args.get("file_text", "")), "create", cwd)
         elif name in ("str_replace", "insert", "edit"):
@@ -175,6 +180,11 @@ class Scanner(
             self.command(cmd)
 
     def command(self, cmd: SimpleCommand) -> None:
+        mark = len(self.flags)
+        self.closer_command(cmd)
+        self.net_command(cmd, mark)  # the default-deny net: what no closer rule flagged
+
+    def closer_command(self, cmd: SimpleCommand) -> None:
         text = cmd.text
         facts = {"depth": cmd.depth, "via": cmd.via} if cmd.depth else {}
         for path in cmd.reads:
