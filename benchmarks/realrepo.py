@@ -89,21 +89,21 @@ def _tar(files: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
-_SUMMARY = re.compile(r"^(PASSED|FAILED|ERROR) (\S.*?)(?: - .*)?$", re.M)
+_SUMMARY = re.compile(r"^(PASSED|FAILED|ERROR) (\S.*)$", re.M)
 _OUTCOME = {"PASSED": "passed", "FAILED": "failed", "ERROR": "error"}
 
 
 def outcomes_from_log(log: str, wanted: Iterable[str]) -> dict[str, Outcome]:
     """Per wanted id, from pytest's `-rA` summary lines: the worst outcome of the tests it
-    selects (itself, its parametrized cases, a class's methods), `missing` when none ran."""
-    found: dict[str, list[Outcome]] = {}
-    for status, node_id in _SUMMARY.findall(log):
-        found.setdefault(node_id, []).append(_OUTCOME[status])
+    selects (itself, its parametrized cases, a class's methods), `missing` when none ran.
+
+    A line is ``STATUS <node id>``, and for a failure ``STATUS <node id> - <message>``; a node id
+    may itself hold spaces and `` - `` (``test_cmp[a - interval '1 day']``), so the line is matched
+    against the wanted ids rather than split."""
+    lines = [(_OUTCOME[status], rest) for status, rest in _SUMMARY.findall(log)]
     out: dict[str, Outcome] = {}
     for w in wanted:
-        hits = [
-            o for nid, os_ in found.items() if nid == w or nid.startswith((w + "[", w + "::")) for o in os_
-        ]
+        hits = [o for o, rest in lines if rest == w or rest.startswith((w + " - ", w + "[", w + "::"))]
         out[w] = max(hits, key=SEVERITY.__getitem__) if hits else "missing"
     return out
 

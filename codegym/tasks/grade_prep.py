@@ -74,11 +74,13 @@ def remove(path):
         os.unlink(path)
 
 
-def restore_from_base(path, base, base_paths):
-    """`path` as `base` has it, or gone when `base` has no such path."""
-    remove(path)
-    if path in base_paths:
-        git("checkout", "-q", base, "--", path)
+def restore_from_base(paths, base, base_paths):
+    """Each of `paths` as `base` has it, or gone when `base` has no such path (one checkout)."""
+    for path in paths:
+        remove(path)
+    kept = [path for path in paths if path in base_paths]
+    if kept:
+        git("checkout", "-q", base, "--", *kept)
 
 
 def apply_agent_patch(patch_path):
@@ -104,9 +106,7 @@ def is_startup_or_config(path):
 def pristine_tree(plan, base_paths, base_dirs):
     base = plan["base"]
     # 2. start-up and configuration files: the base's, never the agent's
-    for path in base_paths:
-        if is_startup_or_config(path):
-            restore_from_base(path, base, base_paths)
+    restore_from_base(sorted(p for p in base_paths if is_startup_or_config(p)), base, base_paths)
     for path in worktree_files():
         if is_startup_or_config(path) and path not in base_paths and path not in base_dirs:
             remove(path)
@@ -121,13 +121,12 @@ def pristine_tree(plan, base_paths, base_dirs):
                 break
     for d in sorted(test_dirs):
         remove(d)
-        if d in base_dirs:
-            git("checkout", "-q", base, "--", d)
-    loose_dirs = set()
-    for path in test_files:
-        if not any(path.startswith(d + "/") for d in test_dirs):
-            restore_from_base(path, base, base_paths)
-            loose_dirs.add(os.path.dirname(path) or ".")
+    kept_dirs = [d for d in sorted(test_dirs) if d in base_dirs]
+    if kept_dirs:
+        git("checkout", "-q", base, "--", *kept_dirs)
+    loose = [path for path in test_files if not any(path.startswith(d + "/") for d in test_dirs)]
+    restore_from_base(loose, base, base_paths)
+    loose_dirs = {os.path.dirname(path) or "." for path in loose}
     for d in loose_dirs:  # agent-added test modules beside loose test files
         for name in os.listdir(d) if os.path.isdir(d) else ():
             path = os.path.normpath(os.path.join(d, name))
