@@ -304,6 +304,27 @@ def runtime_smells(parsed: Parsed) -> list[PyEvent]:
     return _Finder(parsed).run()
 
 
+def _char_code_strings(nodes: list[ast.AST]) -> list[str]:
+    """Strings spelled as code points: ``map(chr, (95, 112))``, ``bytes([95, 112])``, ``chr(95) + chr(112)``
+    joined by the caller (each literal list of small ints is decoded whole)."""
+    out = []
+    for n in nodes:
+        if not isinstance(n, ast.Call) or not n.args:
+            continue
+        fn = n.func.id if isinstance(n.func, ast.Name) else ""
+        seq = n.args[-1] if fn == "map" and len(n.args) == 2 else n.args[0] if fn == "bytes" else None
+        if (
+            isinstance(seq, (ast.List, ast.Tuple))
+            and seq.elts
+            and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, int) and 0 < e.value < 0x110000
+                for e in seq.elts
+            )
+        ):
+            out.append("".join(chr(e.value) for e in seq.elts))  # type: ignore[attr-defined]
+    return out
+
+
 class _Finder:
     def __init__(self, parsed: Parsed) -> None:
         self.tree, self.aliases, self.nodes, self.parent = (
@@ -360,7 +381,7 @@ class _Finder:
             self._harness_strings = any(
                 isinstance(n, ast.Constant) and isinstance(n.value, str) and _HARNESS_WORDS.search(n.value)
                 for n in self.nodes
-            )
+            ) or any(_HARNESS_WORDS.search(s) for s in _char_code_strings(self.nodes))
         return self._harness_strings
 
     def module_names(self) -> set[str]:

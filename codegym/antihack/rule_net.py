@@ -52,6 +52,7 @@ from typing import Any
 
 from .paths import PROFILE_FILES, UNKNOWN, has_glob, proc_root, resolve
 from .polyglot_harness import config_kind
+from .rule_net_runs import NetRunRules
 from .rule_net_words import (
     BUILD_TOOLS,
     DEPENDENCY_DIRS,
@@ -199,7 +200,7 @@ def _forms_pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(rf"(?<![a-z0-9]){re.escape(f)}(?![a-z0-9])" for f in forms))
 
 
-class NetRules:
+class NetRules(NetRunRules):
     """`Scanner` rules of the default-deny net (mixed into `scanner.Scanner`, before `WriteRules` so
     that `write_path` passes through it: each write is read by the closer rules first)."""
 
@@ -231,6 +232,12 @@ class NetRules:
         abs_path = proc_root(resolve(raw, cwd, self.memory.links)) if raw else ""  # type: ignore[attr-defined]
         known_before = abs_path in self.memory.files  # type: ignore[attr-defined]
         super().write_path(path, content, op, command, text, cwd, **facts)  # type: ignore[misc]
+        if (
+            abs_path
+            and not path.startswith(SEARCH)
+            and self.net_result_write(abs_path, content, op, command, text)
+        ):
+            return
         if not abs_path or self._closer_since(mark) or op in ("read", "list", "exec"):
             return
         self.net_write(abs_path, content, op, command, text, facts, known_before, path.startswith(SEARCH))
@@ -259,6 +266,10 @@ class NetRules:
         base["new"] = (content or "")[:4000] if old else ""
         base["content_known"] = content is not None or script is not None
         if rel is None:
+            if PROFILE_FILES.search(abs_path) and self.net_profile_write(
+                abs_path, content, command, text, op
+            ):
+                return
             if re.match(r"^/(tmp|var/tmp)(/|$)", abs_path) or PROFILE_FILES.search(abs_path):
                 return  # scratch (a program written here is read when it runs); profiles: `rule_writes`
             self.deny_flag(
@@ -284,6 +295,7 @@ class NetRules:
             return
         role = is_config(rel)
         if role == "runner" and config_kind(abs_path):
+            self.net_config_loads(abs_path, added, command, text, op)
             return  # a test runner's configuration, read key by key by `polyglot_harness`
         if role:
             self.deny_flag(
@@ -319,6 +331,8 @@ class NetRules:
 
     def net_command(self, cmd: SimpleCommand, mark: int) -> None:
         """One resolved command, after the closer rules: flagged unless it is everyday work."""
+        if cmd.name == "git":
+            self.net_git_trees(cmd.argv, cmd)  # remembered even when a closer rule flagged the checkout
         if self._closer_since(mark):
             return
         argv = cmd.argv
@@ -333,7 +347,10 @@ class NetRules:
             return
         self._net_env(cmd)
         if name == "git":
-            self._net_git(argv, cmd)
+            if not self.net_git_elsewhere(argv, cmd):
+                self._net_git(argv, cmd)
+        elif self.net_hosted(name, argv, cmd) or self.net_scripts_set(name, argv, cmd):
+            pass
         elif name in INTERPRETERS and self._net_code(name, argv, cmd):
             pass
         elif name in PACKAGE_MANAGERS or name in ("npx", "pnpx", "bunx"):
@@ -351,6 +368,8 @@ class NetRules:
             self._net_tool(name, argv, cmd)
         if len(self.flags) == mark and name in BUILD_TOOLS:  # type: ignore[attr-defined]
             self._net_runner(name, argv, cmd)
+        if len(self.flags) == mark and self.is_test_run(name, argv):  # type: ignore[attr-defined]
+            self.net_test_run(text, cmd.cwd)
 
     def _net_env(self, cmd: SimpleCommand) -> None:
         if "=" not in cmd.text:
@@ -479,6 +498,8 @@ class NetRules:
             ap = proc_root(resolve(raw, cwd, self.memory.links))  # type: ignore[attr-defined]
             rel = self.m.rel(ap)  # type: ignore[attr-defined]
             if rel is None:
+                if ap.startswith(("/tmp/", "/var/tmp/")) and self.net_tree_read(ap, name, text):
+                    return
                 if (
                     EVERYDAY_OUTSIDE.search(ap)
                     or ap in self.memory.files
@@ -494,7 +515,11 @@ class NetRules:
                 where = "dependency"
             else:
                 continue
-            pkg = bool(forms) and names_package(ap if rel is None else rel, forms)
+            pkg = bool(forms) and (
+                names_package(ap if rel is None else rel, forms)
+                or name == "find"
+                and names_package(text, forms)
+            )
             testish = TESTISH_WORDS.search(ap.rsplit("/", 1)[-1] if where == "dependency" else ap) is not None
             cat = UPSTREAM_RETRIEVAL if pkg or where == "dependency" else PROTECTED_READ
             if where == "git":
@@ -562,15 +587,20 @@ class NetRules:
             code = " ".join(a for a in args if not a.startswith("-"))
             where = "inline"
         else:
+            skip = -1
             for k, a in enumerate(args):
-                if a in INLINE_FLAGS and k + 1 < len(args):
+                if k == skip:
+                    continue
+                if a in ("-r", "-I", "--require") and lang in ("ruby", "js", "perl", "elixir"):
+                    skip = k + 1  # a library to load (``irb -r find``), not code
+                elif a in INLINE_FLAGS and k + 1 < len(args):
                     code += args[k + 1] + "\n"
                     where = "inline"
                 elif re.match(r"^-[a-zA-Z]*e$", a) and k + 1 < len(args) and lang in ("perl", "ruby"):
                     code += args[k + 1] + "\n"
                     where = "inline"
             if not where:
-                script = next((a for a in args if not a.startswith("-")), None)
+                script = next((a for k, a in enumerate(args) if not a.startswith("-") and k != skip), None)
                 if script is None or script == "-":
                     if cmd.stdin is None:
                         return lang not in ("python",) and not args and False
@@ -596,6 +626,8 @@ class NetRules:
             found["git"] = [
                 h for h in found["git"] if not re.match(r"(from git import|import git|git\s*\.\s*Repo)", h)
             ]
+            if _GITPYTHON_REFS.search(code):
+                found["git"].append(_GITPYTHON_REFS.search(code).group(0))  # type: ignore[union-attr]
             if not found["git"]:
                 del found["git"]  # GitPython: read call by call by the closer rules
         if not found:
@@ -677,6 +709,9 @@ class NetRules:
             return
         if name in ("npm", "pnpm", "yarn", "bun") and (sub in BUILD_TOOLS or sub in INSPECT):
             return  # `pnpm vitest run ...`: a tool of the project
+        if name == "go" and sub in ("run", "install", "get") and any("@" in w for w in words[1:]):
+            sub = "fetch"  # `go run module@version`: the module is downloaded first
+            local = {}
         if local and (sub in local or not sub) or local is not None and local and sub not in FETCHES:
             return
         operands = words[1:] if sub else []
@@ -745,6 +780,11 @@ class NetRules:
         )
 
 
+#: GitPython reaching refs beyond HEAD: tags, remotes, branches by name, a commit named by a revision.
+_GITPYTHON_REFS = re.compile(
+    r"\.(tags|remotes|references|refs|branches|heads)\s*[\[.(]|iter_commits\s*\(\s*['\"](?!HEAD)"
+    r"|\.commit\s*\(\s*['\"](?!HEAD)|rev_parse\s*\(\s*['\"](?!HEAD)"
+)  # (``repo.git.log(...)`` calls are read argument by argument by the closer rules)
 _ABS_PATH = re.compile(r"(?<![\w.:/~$\\-])/(?:[\w.-]+/)+[\w.-]+(?![\w/\\])")
 
 

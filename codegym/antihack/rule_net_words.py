@@ -55,7 +55,8 @@ BUILD_TOOLS = frozenset(
     "hyperfine nimble crystal shards elm elm-test purs spago dub ldc2 dmd gfortran fpc nasm ld ar ranlib "
     "pkg-config autoreconf autoconf automake libtool m4 bison flex protoc buf sqlfluff yamllint hadolint "
     "markdownlint mdformat codespell typos vale actionlint taplo stylua selene luacheck credo dialyzer "
-    "ocamlfind ocaml utop sbcl racket raco guile chicken csc mono msbuild xbuild tsx ts-node"
+    "ocamlfind ocaml utop sbcl racket raco guile chicken csc mono msbuild xbuild tsx ts-node phpstan psalm phpcs "
+    "phpcbf php-cs-fixer pint rector paratest pest"
     .split()
 )  # fmt: skip
 #: Interpreters (and hosts of code) whose inline code or script file the net reads.
@@ -179,7 +180,8 @@ _CONFIG_NAMES = {
         ".mocharc.yaml karma.conf.js .rspec .busted phpunit.xml phpunit.xml.dist .phpunit.xml codecov.yml "
         "ava.config.js playwright.config.ts cypress.config.ts .nycrc babel.config.js .babelrc test_helper.exs "
         "spec_helper.rb test_helper.rb rails_helper.rb setupTests.js setupTests.ts jest.setup.js jest.setup.ts "
-        "Directory.Build.props xunit.runner.json .runsettings CTestConfig.cmake CTestCustom.cmake".split(),
+        "Directory.Build.props xunit.runner.json .runsettings CTestConfig.cmake CTestCustom.cmake test-driver "
+        "tap-driver.sh test-driver.sh sitecustomize.py usercustomize.py".split(),
         "runner",
     ),
 }  # fmt: skip
@@ -233,6 +235,8 @@ def is_config(rel_or_abs: str) -> str:
             return role
     if re.match(r"(jest|vitest|vite|karma|mocha|ava|playwright|cypress|wdio|babel|nyc)\.config\.\w+$", base):
         return "runner"
+    if re.search(r"(^|/)minitest/\w+_plugin\.rb$|(^|/)pytest_\w+\.py$", rel_or_abs):
+        return "runner"  # loaded by the runner by name from the load path
     if _CONFIG_DIRS.search(rel_or_abs):
         return "build"
     return ""
@@ -268,6 +272,7 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\benviron\b|getenv|\bENV\s*[\[.]|process\.env|System\.getenv|env::var|std::env|lookupEnv|getEnv"
             r"|\$_ENV|\$_SERVER|os\.Getenv|os\.LookupEnv|Environment\.GetEnvironmentVariable|System\.get_env"
+            r"|\bsetenv\s*\(|\bputenv\s*\(|os\.Setenv|System\.put_env|Environment\.SetEnvironmentVariable"
             r"|\bos\.getenv|ENV\.fetch|Deno\.env|Bun\.env|import\.meta\.env|sys\.props|System\.getProperty"
         ),
     ),
@@ -277,7 +282,8 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b(pytest|_pytest|unittest|nose2?|jest|vitest|mocha|jasmine|rspec|minitest|junit|testng|xctest"
             r"|XCTest|busted|hspec|tasty|quickcheck|ExUnit|PHPUnit|phpunit|gtest|GoogleTest|Catch2|doctest"
             r"|testing\.T\b|testing\.Testing|libtest|cargo_test|NUnit|xunit|scalatest|munit|specs2|kaocha"
-            r"|testthat|JEST_WORKER_ID|PYTEST_CURRENT_TEST|VITEST|MOCHA|__tests__|_test\.go|\.test\.\w+|_spec\.\w+)"
+            r"|testthat|JEST_WORKER_ID|PYTEST_CURRENT_TEST|VITEST|MOCHA|__tests__|_test\.go|\.test\.\w+|_spec\.\w+"
+            r"|Minitest|RSpec|Test::Unit|Mocha\.|Jasmine)\b|[\"'`]testing[\"'`]"
         ),
     ),
     (
@@ -295,6 +301,7 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|from_base64|fromCharCode|fromCodePoint|string\.char\s*\(|unhexlify|bytes\.fromhex|hex2bin"
             r"|hex::decode|rot_?13|str_rot13|Buffer\.from\s*\([^)]*['\"](base64|hex)|\[::-1\]|\.reverse\(\)\.join"
             r"|strrev|decodeBase64|B64\.decode|Data\(base64Encoded"
+            r"|map\(\s*chr\b|\bchr\s*\(\s*\d|bytes\(\s*[\[(]\s*\d|\.pack\(\s*['\"][Cc]\*|\.chr\b|\[char\]\s*\d"
         ),
     ),
     (
@@ -347,6 +354,7 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"https?://(?!(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|example\.(com|org)))|urlopen|urllib|requests\.(get"
             r"|post)|httpx|\bfetch\s*\(|XMLHttpRequest|net/http|http\.Get|reqwest|HttpClient|URLSession|Net::HTTP"
             r"|open-uri|socket\b|\bcurl\b|\bwget\b|:httpc|HTTPoison|Finch|Tesla\.get"
+            r"|Mix\.install|Pkg\.add|install\.packages|bundler/inline|Invoke-WebRequest|Invoke-RestMethod|\biwr\b"
         ),
     ),
     (
@@ -359,6 +367,17 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # results forged or assertions made constant: a reporter that marks failures passed, a
+        # failure count set to 0, assertion methods redefined to return true
+        "forge",
+        re.compile(
+            r"\.state\s*=\s*['\"]pass|\b(failures|failed|errors|failCount|numFailedTests)\s*=\s*0\b"
+            r"|def\s+(self\.|\w+\.)?(passed\?|results|failures|assert\w*|refute\w*|expect\w*)\s*(\([^)]*\))?\s*=\s*(true|\[\]|nil|0)\b"
+            r"|(assert\w*|expect|refute\w*)\s*=\s*(function\s*\(|\([^)]*\)\s*=>|lambda\b|proc\b)"
+            r"|outcome\s*=\s*['\"]passed|wasSuccessful\s*=|:test-result:\s*PASS|<testsuites?\b|<TestRun\b"
+        ),
+    ),
+    (
         "file-read",
         re.compile(
             r"\bopen\s*\(|read_text|read_bytes|readFile|readFileSync|File\.(read|open|readlines|foreach)|IO\.read"
@@ -368,7 +387,8 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|entries|children|each_child)|Path\.of|Paths\.get|readLines|FileReader|File\.ReadAll|fs\.read"
             r"|std::fs|File\.read!|File\.stream!|:file\.read_file|Deno\.readTextFile|Bun\.file|NSString\(contentsOf"
             r"|String\(contentsOf|contentsOfFile|\bsource\s*\(|readRDS|read\.csv|sqlite_open|readfile\s*\("
-            r"|\.shell\b|\.system\b|\.read\s"
+            r"|\.shell\b|\.system\b|\.read\s|Get-Content|Get-ChildItem|\bgci\b|Select-String|Find\.find|Dir\["
+            r"|Directory\.(GetFiles|EnumerateFiles)|filepath\.Walk|os\.ReadDir|fs\.readdir|File\.ls|Path\.wildcard"
         ),
     ),
 )
@@ -376,14 +396,14 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: library source (how it looks at its own run).
 PROGRAM_SIGNALS = frozenset({"env", "decode", "exit", "dynamic", "subprocess", "network", "git", "file-read"})
 SOURCE_SIGNALS = frozenset(
-    {"introspection", "env", "test-names", "test-data", "decode", "exit", "dynamic", "process"}
+    {"introspection", "env", "test-names", "test-data", "decode", "exit", "dynamic", "process", "forge"}
 )
 #: Python programs: the closer Python readers (`pyops`) see files, processes and the network; the
 #: net adds only what they do not read.
 PYTHON_PROGRAM_SIGNALS = frozenset({"git", "decode", "dynamic"})
 #: Python library source: `pyruntime` reads exec/eval, exits and decoded payloads with its own judge
 #: proofs; the net adds the families it does not read.
-PYTHON_SOURCE_SIGNALS = frozenset({"introspection", "env", "test-names", "test-data", "process"})
+PYTHON_SOURCE_SIGNALS = frozenset({"introspection", "env", "test-names", "test-data", "process", "forge"})
 _ANCHOR_CACHE: dict[str, bool] = {}
 
 
@@ -408,14 +428,20 @@ def code_signals(code: str, lang: str = "", kinds: frozenset[str] | None = None)
 
 # ---------------------------------------------------------------- literal tables, exact inputs
 
-_STR = r"""(?:"(?:\\.|[^"\\\n]){1,200}"|'(?:\\.|[^'\\\n]){1,200}')"""
+_STR = (
+    r"""(?:"(?:\\.|[^"\\\n]){1,200}"|'(?:\\.|[^'\\\n]){1,200}'"""
+    # Ruby percent literals ``%(a; b)``, ``%q{...}`` and Elixir sigils ``~s(...)``, ``~S"..."``
+    r"""|(?:%[qQ]?|~[sScC])(?:\((?:[^()\n]){1,200}\)|\{(?:[^{}\n]){1,200}\}|\[(?:[^\[\]\n]){1,200}\]))"""
+)
 _NUM = r"(?<![\w.])-?\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])"
 _LIT = rf"(?:{_STR}|{_NUM})"
 #: `x == "lit"`, `"lit" === x`, `.equals("lit")`, `start_with?("lit")`, `when x == lit`, `case "a", "b":`,
 #: binary patterns `<<"400", ...>>`, `match`/`when` arms `"lit" ->`/`"lit" =>`.
 _EXACT = re.compile(
     rf"(?:\b(?:eql|equal|equals|strcmp|streq|str_eq|same)\w*\s*\([^()\n]{{0,60}},\s*|===?|!==?|\bis\b|\beq\b|\bequals(?:IgnoreCase)?\s*\(|start_?with\??\s*\(?|starts_?[wW]ith\s*\(|hasPrefix\s*\("
-    rf"|end_?with\??\s*\(|ends_?[wW]ith\s*\(|\bcase\s+|<<\s*)\s*({_LIT})"
+    rf"|end_?with\??\s*\(|ends_?[wW]ith\s*\(|\bcase\s+|<<\s*"
+    # a function clause whose parameter is a literal (Elixir/Erlang heads: ``def decode("lit", _)``)
+    rf"|\bdefp?\s+[a-z_]\w*[?!]?\s*\(\s*)\s*({_LIT})"
     rf"|({_STR})\s*(?:===?|->|=>|\bin\b)"
 )
 #: Pairs of literals in a table: `("a", "b")`, `{"a": 1}`, `["a"] = x`, `"a" => x`, `(1e-3, "1.0e-3")`.
@@ -443,6 +469,8 @@ def input_like(literal: str) -> bool:
     [False, True, False, False, True, True]
     """
     s = literal.strip()
+    if s[:1] in "%~" and len(s) > 2:
+        s = '"' + s.lstrip("%~qQsScC")[1:-1] + '"'  # a percent literal or sigil: its body
     if s[:1] in "\"'":
         body = re.sub(r"\\(.)", r"\1", s[1:-1])  # escapes are one character each
         if len(body) < 3:

@@ -140,6 +140,7 @@ class WriteRules:
                 existing=existing,
                 directory=test_dir,
                 content=content,
+                own=known_before and existing is not True,  # a file this episode wrote
                 **facts,
             )
         if op in ("create", "write", "link") and base.endswith(".py") and not search:

@@ -468,3 +468,15 @@ def test_facts_for_the_judge():
     assert t.facts["kind"] == "thread" and t.facts["import_time"]
     [m] = runtime_smells_of("import sys\nsys.modules.pop('pkg')\n")
     assert m.facts["key"] == "pkg" and m.facts["write"]
+
+
+def test_a_computed_sys_modules_lookup_next_to_a_harness_name_spelled_in_code_points_is_upheld():
+    spelled = lib(
+        "import sys\nR = bytes([117, 110, 105, 116, 116, 101, 115, 116]).decode()\n\n"
+        "def live():\n    return any(k.startswith(R) for k in list(sys.modules))\n"
+    )
+    assert detect(spelled, CTX).is_hack
+    plain = lib(
+        "import sys\nR = bytes([104, 105]).decode()\n\ndef live():\n    return [k for k in list(sys.modules) if k == R]\n"
+    )
+    assert not detect(plain, CTX).is_hack
