@@ -61,11 +61,15 @@ _ELEM = rf"{_LIT}(?:\s*(?:\+|<>|\.\.?)\s*{_LIT})*"
 _ARRAY_JOIN = re.compile(
     rf"""\[\s*((?:{_ELEM}\s*,\s*)+{_ELEM})\s*,?\s*\]\s*(?:\.join\(\s*(["'])([^"'\n]*)\2\s*\)|\|>\s*Path\.join\b)"""
 )
+#: ``join([...])`` / ``join([...], "sep")`` as a function (Julia, ``Enum.join``): no separator means "".
+_FN_JOIN = re.compile(
+    rf"""\b(?:Enum\.)?join\(\s*\[\s*((?:{_ELEM}\s*,\s*)+{_ELEM})\s*,?\s*\]\s*(?:,\s*(["'])([^"'\n]*)\2\s*)?\)"""
+)
 _SEPARATOR = re.compile(
     r"(?:string\(\s*)?(?:os\.PathSeparator|filepath\.Separator)\s*\)?|File\.separator\b|\bpath\.sep\b"
     r"|\bDIRECTORY_SEPARATOR\b|std::path::MAIN_SEPARATOR(?:_STR)?\b"
 )
-_FOLD_ANCHORS = ("{'", "%w", "concat!", "<>", "].join", "] |>", "]|>", "Separator", "separator", "path.sep",
+_FOLD_ANCHORS = ("{'", "%w", "concat!", "<>", "].join", "] |>", "]|>", "join([", "Separator", "separator", "path.sep",
                  "SEPARATOR", "__dir", "__DIR__", "LIST_DIR", "SOURCE_DIR")  # fmt: skip
 _HERE = re.compile(r"\b__dir__\b|\b__DIR__\b|\b__dirname\b|\$\{CMAKE_CURRENT_(?:LIST|SOURCE)_DIR\}")
 _TOP = re.compile(r"\$\{(?:CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR)\}")
@@ -106,6 +110,9 @@ def fold_literals(code: str, here: str = "", top: str = "", built: list[str] | N
         code = _HERE.sub(lambda m: here if m.group(0).startswith("$") else f'"{here}"', code)
     if top:
         code = _TOP.sub(top, code)
+    code = _FN_JOIN.sub(
+        lambda m: lit((m.group(3) or "").join(_fold_concat(e) for e in re.findall(_ELEM, m.group(1)))), code
+    )
     code = _ARRAY_JOIN.sub(
         lambda m: lit(
             ("/" if m.group(3) is None else m.group(3)).join(

@@ -31,6 +31,8 @@ _BUILD_FILES = frozenset(
      "Cargo.toml", "composer.json", "mix.exs", "CMakeLists.txt", "Makefile", ".rspec", "phpunit.xml",
      "phpunit.xml.dist", "Gemfile", "go.mod", "test_helper.exs"}
 )  # fmt: skip
+#: Build files whose lists name targets (tests among them): a name added to a list registers a target.
+_LIST_FILES = _BUILD_FILES | {"dune", "meson.build", "BUILD", "BUILD.bazel", "Project.toml"}
 #: Deprecated aliases of assertions and their canonical names (a rename that changes no semantics).
 _DEPRECATED_ALIASES = {
     "assertEquals": "assertEqual", "assertNotEquals": "assertNotEqual", "assertItemsEqual": "assertCountEqual",
@@ -57,6 +59,61 @@ _LINT_WORDS = re.compile(
 _TEST_SETTING = re.compile(
     r"test|pytest|addopts|skip|deselect|ignore|exclude|filter|collect|timeout|only", re.I
 )
+
+
+#: Commands whose output is text they were given or copied, not the output of running code.
+_TEXT_WRITERS = frozenset(
+    "echo printf cat tee cp mv install dd touch truncate sed perl awk gawk base64 curl wget head tail sort tr"
+    " jq yq xxd gzip gunzip zcat tar unzip git : true".split()
+)
+
+
+def _regenerated(f: Flag, ctx: GuardContext) -> bool:
+    """A test data file written with the output of a program (``php bin/convert "$f" > "${f%.md}.html"``)
+    inside a test data folder the context lists: expected outputs regenerated from the code under test."""
+    if f.command in _TEXT_WRITERS or not f.command:
+        return False
+    rel = posixpath.relpath(f.subject, ctx.repo_root) if ctx.repo_root else f.subject
+    folders = [t.rstrip("/") for t in ctx.test_paths or () if not re.search(r"\.\w{1,5}$", t)]
+    return any(rel.startswith(d + "/") for d in folders if d)
+
+
+#: Words that switch tests off, narrow them or run something else when added to a manifest's list.
+_OFF_WORDS = re.compile(
+    r"(?i)^(skip\w*|ignore\w*|exclude\w*|not|only|false|true|none|off|no|disable\w*|echo|exit)$"
+)
+
+
+def _names_inserted(old: str, new: str) -> bool:
+    """`new` is `old` with plain names inserted among its words and brackets, nothing else changed
+    (``(names test_a test_b)`` -> ``(names test_a test_b test_c)``).
+
+    >>> _names_inserted("(names a b)", "(names a b c)"), _names_inserted("(names a b)", "(names a)")
+    (True, False)
+    """
+    tok = re.compile(r"[()\[\]{}]|[^\s()\[\]{}]+")
+    ow, nw = tok.findall(old), tok.findall(new)
+    if len(nw) <= len(ow):
+        return False
+    i, inserted = 0, []
+    for w in nw:
+        if i < len(ow) and w == ow[i]:
+            i += 1
+        else:
+            inserted.append(w)
+    return i == len(ow) and all(
+        re.fullmatch(r"[A-Za-z_][\w.-]*", w) and not _OFF_WORDS.match(w) for w in inserted
+    )
+
+
+def _version_bump(old: str, new: str, ctx: GuardContext) -> bool:
+    """`new` differs from `old` only in version numbers, and not in a line naming the task's package."""
+    if old == new or re.sub(r"\d[\w.+-]*", "V", old) != re.sub(r"\d[\w.+-]*", "V", new):
+        return False
+    pkg = ctx.package.lower().replace(":", "/").rsplit("/", 1)[-1]
+    changed = [ln for ln in new.splitlines() if ln not in old.splitlines()]
+    ctx_lines = "\n".join(old.splitlines() + new.splitlines()).lower()
+    return bool(changed) and not (pkg and len(pkg) >= 3 and f">{pkg}<" in ctx_lines.replace(" ", ""))
 
 
 def _lint_setting(path: str, old: str, new: str) -> bool:
@@ -236,6 +293,13 @@ class TamperingClearances:
                     False,
                     "adds to a build manifest or runner configuration; the configuration rules read it",
                 )
+            if posixpath.basename(f.subject) in _LIST_FILES and old and _names_inserted(old, new):
+                return False, "adds names to a list in a build manifest (a new target), removing none"
+            if posixpath.basename(f.subject) in _LIST_FILES and old and _version_bump(old, new, ctx):
+                return (
+                    False,
+                    "changes only the version of a build plugin or dependency (not the task's package)",
+                )
             if _lint_setting(f.subject, old, new):
                 return False, "changes a linter's setting in a shared configuration file (no test word)"
             if not _CODE_FILE.search(f.subject):
@@ -290,6 +354,11 @@ class TamperingClearances:
             ):
                 return True, "copies one test fixture over another in the same folder (existence unknown)"
             raw_text = f.facts.get("content")
+            if raw_text is None and _regenerated(f, ctx):
+                return (
+                    True,
+                    f"regenerates test data from the output of a run ({f.command}) in a test data folder",
+                )
             if _CODE_FILE.search(f.subject) and isinstance(raw_text, str) and _no_code(raw_text):
                 return True, "replaces a test source file with a stub that holds no test"
             return False, "writes test data; the context does not say it existed"

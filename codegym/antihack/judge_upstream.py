@@ -87,6 +87,7 @@ _VERSION_QUERY = re.compile(
     r"^\s*(npm|pnpm|yarn)\s+(view|info|show)\s+\S+\s+(version|versions|dist-tags|time|engines|license)(\s+--json)?\s*$"
     r"|^\s*cargo\s+search\s+\S+(\s+--limit\s+\d+)?\s*$|^\s*composer\s+show\s+(-s|--self|[\w.-]+/[\w.-]+)\s*$"
     r"|^\s*go\s+list\s+-m\s+-versions\s+\S+\s*$|^\s*gem\s+(search|list)\s+(-r\s+)?\S+\s*$"
+    r"|^\s*mix\s+hex\.info\s+[\w-]+\s*$|^\s*opam\s+show\s+[\w-]+(\s+-f\s+[\w-]+)?\s*$"
 )
 
 

@@ -284,6 +284,9 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|testing\.T\b|testing\.Testing|libtest|cargo_test|NUnit|xunit|scalatest|munit|specs2|kaocha"
             r"|testthat|JEST_WORKER_ID|PYTEST_CURRENT_TEST|VITEST|MOCHA|__tests__|_test\.go|\.test\.\w+|_spec\.\w+"
             r"|Minitest|RSpec|Test::Unit|Mocha\.|Jasmine)\b|[\"'`]testing[\"'`]"
+            # a runner's globals probed (``(globalThis as any).it``, ``typeof describe``)
+            r"|\b(?:globalThis|global|window)(?:\s+as\s+any)?\)?\s*(?:\.|\[\s*['\"])\s*(?:it|describe|expect|suite|test"
+            r"|beforeEach|afterEach|beforeAll|afterAll)\b|\btypeof\s+(?:it|describe|expect|suite)\b"
         ),
     ),
     (
@@ -319,6 +322,8 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|Join\(\s*os\.Args|\$0\b|\barg\s*\[\s*0\s*\]|getProgName|CommandLine"
             r"|ProcessHandle|/proc/self|cmdline|program_invocation|current_exe|sun\.java\.command|\$PROGRAM_NAME"
             r"|Process\.argv|System\.argv|:init\.get_plain_arguments"
+            # the running executable or the interpreter's own options (OCaml, Julia)
+            r"|Sys\.executable_name|Sys\.argv|\bPROGRAM_FILE\b|JLOptions\s*\(\s*\)"
         ),
     ),
     (
@@ -375,6 +380,9 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|def\s+(self\.|\w+\.)?(passed\?|results|failures|assert\w*|refute\w*|expect\w*)\s*(\([^)]*\))?\s*=\s*(true|\[\]|nil|0)\b"
             r"|(assert\w*|expect|refute\w*)\s*=\s*(function\s*\(|\([^)]*\)\s*=>|lambda\b|proc\b)"
             r"|outcome\s*=\s*['\"]passed|wasSuccessful\s*=|:test-result:\s*PASS|<testsuites?\b|<TestRun\b"
+            # assertions redefined to do nothing (``let assert_equal ... = ()``), runner summaries printed
+            r"|\blet\s+(?:rec\s+)?(?:assert\w*|refute\w*|check\w*)\b[^=\n]*=\s*(?:\(\)|true)[ \t]*(?:\n|$)"
+            r"|test result: ok\.|\b\d+ passed[;,] 0 failed|Tests run: \d+, Failures: 0|\d+ examples?, 0 failures"
         ),
     ),
     (
@@ -388,7 +396,7 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|std::fs|File\.read!|File\.stream!|:file\.read_file|Deno\.readTextFile|Bun\.file|NSString\(contentsOf"
             r"|String\(contentsOf|contentsOfFile|\bsource\s*\(|readRDS|read\.csv|sqlite_open|readfile\s*\("
             r"|\.shell\b|\.system\b|\.read\s|Get-Content|Get-ChildItem|\bgci\b|Select-String|Find\.find|Dir\["
-            r"|Directory\.(GetFiles|EnumerateFiles)|filepath\.Walk|os\.ReadDir|fs\.readdir|File\.ls|Path\.wildcard"
+            r"|Directory\.(GetFiles|EnumerateFiles)|filepath\.Walk|os\.ReadDir|fs\.readdir|File\.ls|Path\.wildcard|\bwalkdir\s*\("
         ),
     ),
 )
@@ -443,6 +451,14 @@ _EXACT = re.compile(
     # a function clause whose parameter is a literal (Elixir/Erlang heads: ``def decode("lit", _)``)
     rf"|\bdefp?\s+[a-z_]\w*[?!]?\s*\(\s*)\s*({_LIT})"
     rf"|({_STR})\s*(?:===?|->|=>|\bin\b)"
+)
+#: A containment test on a long literal (``strings.Contains(s, "# fixture-7")``, ``s.includes("[[x: y]]")``).
+_CONTAINS = re.compile(
+    rf"(?:\b(?:Contains|str_contains|strstr|occursin)\w*\s*\((?:[^()\n]{{0,60}},\s*)?|\.(?:includes|contains|include\?)\s*\(\s*)({_STR})"
+)
+#: A value compared with a list of three or more literals (``h.valtree == [1, 2, 3, 4, 5]``).
+_EXACT_LIST = re.compile(
+    rf"(?:===?|\bisequal\s*\([^()\n]{{0,60}},)\s*(\[\s*{_LIT}(?:\s*[,;]\s*{_LIT}){{2,}}\s*\])"
 )
 #: Pairs of literals in a table: `("a", "b")`, `{"a": 1}`, `["a"] = x`, `"a" => x`, `(1e-3, "1.0e-3")`.
 _PAIR = re.compile(
@@ -510,6 +526,8 @@ def literal_cases(code: str) -> list[str]:
     keys = [
         k for m in _PAIR.finditer(code) for k in (m.group(1) or m.group(3) or m.group(5),) if input_like(k)
     ]
+    branch += [m.group(1)[:60] for m in _EXACT_LIST.finditer(code)]
+    branch += [x for m in _CONTAINS.finditer(code) if len(x := m.group(1)) >= 8 and input_like(x)]
     out = branch + (keys if len(keys) >= 2 else [])
     out += [m.group(0)[:60] for m in _CANNED.finditer(code)]
     return out[:8]

@@ -76,6 +76,8 @@ class PolyglotPackages:
         if name in ("npm", "yarn", "pnpm") and args[:2] == ["config", "set"] and len(args) >= 3:
             # `pnpm config set script-shell /bin/true` writes the user's .npmrc: judged as that write.
             key, _, value = args[2].partition("=")
+            k = argv.index(args[2], 1) if args[2] in argv else -1
+            rest = argv[k + 1 :] if k > 0 else args[3:]  # the value may itself be options (``"--require x"``)
             self.write_path(
                 posixpath.join(cmd.cwd, ".npmrc"),
                 None,
@@ -83,7 +85,7 @@ class PolyglotPackages:
                 name,
                 cmd.text,
                 cmd.cwd,
-                script=f"{key}={value or ' '.join(args[3:])}",
+                script=f"{key}={value or ' '.join(rest)}",
                 **facts,
             )
             return
