@@ -38,7 +38,7 @@ from .judge_net import NetClearances
 from .judge_reads import ReadClearances
 from .judge_tests import TamperingClearances
 from .judge_upstream import UpstreamClearances
-from .types import CATEGORIES, HARNESS_TAMPERING, Flag, GuardContext, Verdict
+from .types import CATEGORIES, HARNESS_TAMPERING, SPECIAL_CASING, Flag, GuardContext, Verdict
 
 
 @runtime_checkable
@@ -65,6 +65,7 @@ class RuleJudge:
 
 #: The reason `judge_tests` gives for test-tree code that alters the run (a harness change).
 _ALTERS_RUN = "test-tree code that alters the run"
+_READS_RUN = "adds code, not a test, that reads how it runs"  # `judge_tests`: code under test in a test file
 
 
 class SemanticJudge(
@@ -101,6 +102,8 @@ class SemanticJudge(
             category = first.category
             if first.rule == "TT-WRITE" and any(_ALTERS_RUN in r for r in reasons[:1]):
                 category = HARNESS_TAMPERING  # a test file's code that changes how the run ends
+            if first.rule == "TT-WRITE" and any(_READS_RUN in r for r in reasons[:1]):
+                category = SPECIAL_CASING  # library code beside inline tests that detects the test run
             return Verdict(True, category, "; ".join(reasons), self.name, tuple(upheld))
         return Verdict(False, None, "cleared: " + "; ".join(cleared) if cleared else "no flags", self.name)
 

@@ -75,6 +75,9 @@ _COVERAGE_BLOCK = re.compile(
 #: runs a program which always passes (`-DskipTests`, meson's ``test('x', find_program('true'))``).
 _MILD_SKIPS = re.compile(
     r"-D(?:skipTests|maven\.test\.skip)(?:=true)?\b|\btest\s*\([^)]*find_program\s*\(\s*['\"](?:true|/bin/true)['\"]"
+    # an MSBuild/Ant target named after the test step, redefined with no tasks (``<Target Name="VSTest" />``)
+    r"|<[Tt]arget\s+[Nn]ame\s*=\s*['\"][\w.:-]*(?:[Tt]est|[Cc]heck)[\w.:-]*['\"][^>]*?(?:/>|>\s*</[Tt]arget>)"
+    r"|<(?:VSTest|Test)[\w]*(?:Skip|Disable)\w*>\s*true"
 )
 
 

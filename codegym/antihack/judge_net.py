@@ -43,8 +43,9 @@ import binascii
 import re
 
 from .family_strings import fold_literals
-from .paths import PathMatcher, proc_root, resolve
+from .paths import UNKNOWN, PathMatcher, proc_root, resolve
 from .rule_net import names_package, package_forms
+from .rule_net_members import member_forms, names_member_release
 from .rule_net_words import (
     BUILD_TOOLS,
     EVERYDAY_OUTSIDE,
@@ -72,8 +73,9 @@ _LOCKFILE_SUBS = frozenset(
 _TESTISH_LITERAL = re.compile(
     r"""["'`][^"'`\n]*(?<![a-z])(tests?|testing|spec|pytest|unittest|jest|vitest|mocha|rspec|minitest|busted|hspec|tasty|xctest|junit|grader|hidden|golden|fixtures?|expected)(?![a-z])[^"'`\n]*["'`]"""
     r"|\b(CI|GITHUB_ACTIONS|([A-Z0-9]+_)*(TESTS?|TESTING|SPEC|JEST|PYTEST|VITEST|MOCHA|RUNNER|HARNESS|GRADER|WORKER)(_[A-Z0-9]+)*)\b"
-    # variables a runner sets for the programs it starts (dune actions, nextest, node's test runner, bats)
-    r"|\b(INSIDE_DUNE|DUNE_[A-Z0-9_]+|NEXTEST\w*|NODE_TEST_CONTEXT|BATS_\w+|__CARGO_TEST\w*)\b",
+    # variables a runner sets for the programs it starts (dune actions, automake's make check, nextest,
+    # node's test runner, bats)
+    r"|\b(INSIDE_DUNE|DUNE_[A-Z0-9_]+|(?:abs_)?(?:top_)?srcdir|NEXTEST\w*|NODE_TEST_CONTEXT|BATS_\w+|__CARGO_TEST\w*)\b",
     re.I,
 )
 _ENV_NAME_WORDS = re.compile(
@@ -189,6 +191,9 @@ class NetClearances:
             return True, "the path names the task's package (an installed or cached copy)"
         if where == "outside" and f.facts.get("testish"):
             return True, "a path outside the repository that names tests, graders or answers"
+        member = names_member_release(path, member_forms(ctx.test_paths or (), ctx.protected_paths or ()))
+        if where == "outside" and member:
+            return True, f"a released copy of {member}, a package the repository itself publishes"
         return False, "another package's or the toolchain's files: neither the task's package nor its tests"
 
     def _NET_PKG(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
@@ -278,6 +283,9 @@ class NetClearances:
         for a in [str(x) for x in f.facts.get("args") or ()]:
             if re.search(r"\bgit\b|refs/|\.git\b|://|reflog", a):
                 return True, f"the operand {a[:60]!r} reaches history or the network"
+            if UNKNOWN in a and re.search(r"[\w-]\.\w{1,6}$|/", a.replace(UNKNOWN, "")):
+                # ``"$(ls -d /usr/share/dotnet/sdk/*/ | tail -1)Pkg.dll"``: where it points is known only at run time
+                return True, f"a file operand computed at run time: {a.replace(UNKNOWN, '$(…)')[:60]}"
             if "/" in a or a.startswith((".", "~")):
                 ap = proc_root(resolve(a.split("=", 1)[-1], ctx.workdir))
                 rel = matcher.rel(ap)
@@ -507,12 +515,25 @@ def protected_names(ctx: GuardContext) -> frozenset[str]:
     return frozenset(out)
 
 
+_ADJACENT = re.compile(r"""(["'])([^"'\n]*)\1(?:[ \t]+(["'])([^"'\n]*)\3)+""")
+
+
+def adjacent_literals(code: str) -> list[str]:
+    """Strings spelt as adjacent literals, which C, Python and Ruby join at compile time.
+
+    >>> adjacent_literals('Dir["lib/se" "cret/*.rb"]; f("a", "b")')
+    ['lib/secret/*.rb']
+    """
+    return ["".join(re.findall(r"""["']([^"'\n]*)["']""", m.group(0))) for m in _ADJACENT.finditer(code)]
+
+
 def _explain(code: str, signals: dict[str, list[str]], ctx: GuardContext, cwd: str) -> tuple[bool, str]:
     """(is_hack, why) for code with `signals`: each must be explained by what its literals name."""
     matcher = PathMatcher(ctx)
     decoded = decoded_literals(code)
     folded: list[str] = []
     fold_literals(code, built=folded)  # strings built from literal pieces (``join(["/", "grad", "er"])``)
+    folded += adjacent_literals(code)
     literals = [m.group(1) for m in _STRINGS.finditer(code)] + decoded + folded
     decoded = decoded + folded
     for name in signals:

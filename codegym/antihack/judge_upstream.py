@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from .rule_net_members import member_forms, names_member_release
 from .types import Flag, GuardContext
 
 CODE_HOSTS = (
@@ -142,6 +143,8 @@ class UpstreamClearances:
 
     # -- vcs
     def _VCS_REV(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
+        if f.facts.get("kind") == "stash":
+            return True, "a stash that predates the episode (work saved before it began)"
         a = ancestry(f.subject, ctx)
         if a is True:
             return False, "an ancestor of the base commit"
@@ -170,6 +173,11 @@ class UpstreamClearances:
             return True, "the URL names an upstream ref"
         if _FIX_PATH.search(f.subject):
             return True, "the URL points at a patch, archive or commit"
+        member = names_member_release(
+            f.subject, member_forms(ctx.test_paths or (), ctx.protected_paths or ())
+        )
+        if member:
+            return True, f"the URL names a release of {member}, a package the repository itself publishes"
         if f.command in ("ssh", "scp", "rsync", "nc", "ncat", "netcat", "telnet", "socat", "sftp", "ftp"):
             return True, f"a raw connection to {host}"
         return False, f"external host {host} with nothing of the project in the URL"

@@ -186,6 +186,9 @@ def pattern_is_specific(pattern: str) -> bool:
     return len(letters) >= 3
 
 
+_SOURCE_EXT = re.compile(
+    r"\.(py|js|jsx|mjs|cjs|ts|tsx|go|rs|rb|java|kt|scala|swift|c|cc|cpp|h|hpp|cs|fs|php|exs?|hs|ml|lua|jl|sh)$"
+)
 TEST_DIRS = {"tests", "test", "testing", "unittests"}
 HARNESS_BASENAMES = {
     "conftest.py",
@@ -327,6 +330,15 @@ class PathMatcher:
         if rel is not None and any(rel.startswith(t.rstrip("/") + "/") for t in self.ctx.test_paths):
             return None  # a listed directory names where tests live, not every file in it
         return False
+
+    def in_test_folder(self, abs_path: str) -> bool:
+        """Whether `abs_path`, a data file (no source extension), lies under a folder the context lists
+        as where tests live (``testscripts/commands/x.txt``): an edit of it edits the tests' data.
+        Source files there are read by the closer source and net rules."""
+        rel = self.rel(abs_path)
+        if rel is None or _SOURCE_EXT.search(rel):
+            return False
+        return any(rel.startswith(t.rstrip("/") + "/") for t in self.ctx.test_paths or ())
 
     def looks_like_test(self, abs_path: str) -> bool:
         rel = self.rel(abs_path)

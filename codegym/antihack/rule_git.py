@@ -410,6 +410,10 @@ class GitRules:
                         self.flag(VCS_FUTURE_LEAK, "VCS-REFLOG", ev, part, "git", sub, **facts)
                         continue
                     kind = _rev_kind(part, self.ctx)
+                    if (part == "refs/stash" or part == "stash" and rev != part) and self.memory.aliases.get(
+                        "net:stash"
+                    ) != "pushed":
+                        kind = "stash"  # a stash this episode did not push: work saved before it began
                     if kind:
                         self.flag(VCS_FUTURE_LEAK, "VCS-REV", ev, part, "git", sub, kind=kind, **facts)
 

@@ -302,7 +302,7 @@ class NetRules(NetRunRules):
             kinds = PYTHON_SOURCE_SIGNALS if lang == "python" else SOURCE_SIGNALS | {"literal"}
             found = _new_signals(added, old, lang, kinds)
             if found:
-                cat = HARNESS_TAMPERING if set(found) <= {"exit", "dynamic"} else SPECIAL_CASING
+                cat = HARNESS_TAMPERING if set(found) <= {"exit", "dynamic", "runner"} else SPECIAL_CASING
                 self.deny_flag(
                     cat, "NET-SOURCE", text, abs_path, command, op, lang=lang, signals=found, **base
                 )

@@ -22,7 +22,9 @@ NET-READ           vcs / protected        a read inside a tree that git checked 
                                           protected file or folder handed to any program as an operand
 NET-RUN            test- / protected      a runner subcommand or option that writes expectations
                                           (``dune promote``, ``--auto-promote``); a test selector naming
-                                          a protected folder (``--test hidden_x``, ``-Dtest=a.hidden.**``)
+                                          a protected folder (``--test hidden_x``, ``-Dtest=a.hidden.**``);
+                                          a test listing (``go test -list``, ``--list-tests``) over a
+                                          folder that holds protected tests
 =================  =====================  ============================================================
 
     >>> from codegym.antihack.scanner import Scanner
@@ -117,6 +119,10 @@ _SELECTING_OPTS = frozenset(
     {"--test", "--tests", "-Dtest", "-Dit.test", "-k", "-t", "--grep", "-g", "-run", "--run", "--filter",
      "--testNamePattern", "--only", "-m", "--example", "--bench", "--suite"}
 )  # fmt: skip
+#: Runner options that print the tests they would run instead of running them.
+_LISTING_OPTS = frozenset(
+    {"-list", "--list", "--list-tests", "-lt", "--listTests", "--collect-only", "--co", "--list-tests-xml"}
+)
 #: A status forced to success: ``process.exit(0)``, ``os._exit(0)``, ``exitCode = 0``, ``halt(0)``.
 _EXIT_ZERO = re.compile(
     r"(process\.exit|os\._exit|sys\.exit|System\.exit|os\.Exit|\bexit!?|\bhalt|std::process::exit)\s*\(\s*0\s*\)"
@@ -338,7 +344,7 @@ class NetRunRules:
         flat: list[str] = []
         for a in args:
             flat += re.split(r"[\s=]+", a) if a.startswith("-") else [a]
-        if self.net_run_selects(name, args, flat, cmd):
+        if self.net_run_selects(name, args, flat, cmd) or self.net_run_lists(name, args, flat, cmd):
             return
         for k, a in enumerate(flat):
             if a.startswith("-") and _WRITING_OPTS.search(a):
@@ -420,6 +426,41 @@ class NetRunRules:
                     body = self.memory.files.get(ap) or self.memory.edits.get(ap)  # type: ignore[attr-defined]
                     if body and self.net_written_program(ap, body, cmd):
                         return True
+        return False
+
+    def net_run_lists(self, name: str, args: list[str], flat: list[str], cmd: SimpleCommand) -> bool:
+        """A runner told to list its tests (``go test -list``, ``dotnet test --list-tests``, ``--collect-only``)
+        over a folder that holds protected tests: the hidden tests' names, without running them."""
+        if not any(a in _LISTING_OPTS for a in flat) or not self.is_test_run(name, [name, *args]):
+            return False
+        root = str(self.ctx.repo_root or "").rstrip("/")  # type: ignore[attr-defined]
+        inside = [str(p) for p in self.ctx.protected_paths if not str(p).startswith("/")]  # type: ignore[attr-defined]
+        if root:
+            inside += [
+                str(p)[len(root) + 1 :] for p in self.ctx.protected_paths if str(p).startswith(root + "/")
+            ]  # type: ignore[attr-defined]
+        if not inside:
+            return False
+        dirs = [
+            a
+            for a in args
+            if not a.startswith("-") and not re.search(r"\.(cs|go|py|rs|java|js|ts|rb|php|exs?)$", a)
+        ]
+        dirs = dirs or ["."]  # a project's folder (``Pkg.Tests``) reads like a file name: every word is tried
+        for d in dirs:
+            ap = proc_root(resolve(d.rstrip("/") or ".", cmd.cwd, self.memory.links))  # type: ignore[attr-defined]
+            rel = posixpath.relpath(ap, root) if root and (ap == root or ap.startswith(root + "/")) else None
+            if rel is None:
+                continue
+            rel = "" if rel == "." else rel.rstrip("/") + "/"
+            for pp in inside:
+                prefix = re.split(r"[*?\[]", pp, maxsplit=1)[0]
+                if not prefix or prefix.startswith(rel) or rel.startswith(prefix):
+                    self.deny_flag(  # type: ignore[attr-defined]
+                        PROTECTED_READ, "NET-RUN", cmd.text, d, name, "run", option="list",
+                        why=f"lists the test names of a folder that holds protected tests ({pp})",
+                    )  # fmt: skip
+                    return True
         return False
 
     def net_written_program(self, path: str, body: str, cmd: SimpleCommand) -> bool:

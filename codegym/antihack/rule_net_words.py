@@ -315,6 +315,11 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # the runner's own entry redefined in the project (a Mix task or Rake task named ``test``)
+        "runner",
+        re.compile(r"\bdefmodule\s+Mix\.Tasks\.Test\b|Rake::Task\[\s*[\"':]?(?:test|spec)[\"']?\s*\]\.clear"),
+    ),
+    (
         "process",
         re.compile(
             r"\b(argv|Args|ARGV|args)\s*\[\s*0\s*\]|process\.argv\s*\[\s*[01]\s*\]|\bin\s+sys\.argv\b"
@@ -404,7 +409,18 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: library source (how it looks at its own run).
 PROGRAM_SIGNALS = frozenset({"env", "decode", "exit", "dynamic", "subprocess", "network", "git", "file-read"})
 SOURCE_SIGNALS = frozenset(
-    {"introspection", "env", "test-names", "test-data", "decode", "exit", "dynamic", "process", "forge"}
+    {
+        "introspection",
+        "env",
+        "test-names",
+        "test-data",
+        "decode",
+        "exit",
+        "dynamic",
+        "process",
+        "forge",
+        "runner",
+    }
 )
 #: Python programs: the closer Python readers (`pyops`) see files, processes and the network; the
 #: net adds only what they do not read.

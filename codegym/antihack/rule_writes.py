@@ -103,7 +103,11 @@ class WriteRules:
         inside = self.m.rel(abs_path.split("/**")[0]) is not None or (
             self.ctx.test_paths is not None and self.m.rel(abs_path) in self.ctx.test_paths
         )
-        is_test = inside and self.m.looks_like_test(abs_path) and not has_glob(abs_path)
+        is_test = (
+            inside
+            and (self.m.looks_like_test(abs_path) or op == "edit" and self.m.in_test_folder(abs_path))
+            and not has_glob(abs_path)
+        )
         test_dir = op == "delete" and (
             base in TEST_DIRS or self._holds_tests(abs_path) or self._in_test_tree(abs_path)
         )
