@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from .judge_code import _MAINISH, _scratch
+from .judge_net_inert import analysis_entry_only, version_raised
 from .pysmells import code_smells
 from .types import Flag, GuardContext
 
@@ -120,6 +121,16 @@ class HarnessClearances:
                 return False, f"{f.facts['polyglot']}: still runs the tests"
             if old and stricter_only(old, content):
                 return False, f"{f.facts['polyglot']}: only makes the run stricter or more verbose"
+            if old and version_raised(old, content):
+                return (
+                    False,
+                    f"{f.facts['polyglot']}: only raises a version (a newer runner still runs the tests)",
+                )
+            if analysis_entry_only(content.replace(old, "", 1) if old else content):
+                return (
+                    False,
+                    f"{f.facts['polyglot']}: a new lint/format entry point that starts no test runner",
+                )
             option = str(f.facts["polyglot"]).rsplit(" ", 1)[-1]
             if re.fullmatch(r"(test|hook|teardown|setup)?[Tt]imeout", option):
                 return False, f"{f.facts['polyglot']}: how long a test may run, not which run or what passes"

@@ -446,6 +446,9 @@ class NetRunRules:
             for a in args
             if not a.startswith("-") and not re.search(r"\.(cs|go|py|rs|java|js|ts|rb|php|exs?)$", a)
         ]
+        files = [a for a in args if not a.startswith("-") and a not in dirs]
+        if files and not dirs and not any(self.m.protected(resolve(a, cmd.cwd)) for a in files):  # type: ignore[attr-defined]
+            return False  # the listing is limited to named test files, none of them protected
         dirs = dirs or ["."]  # a project's folder (``Pkg.Tests``) reads like a file name: every word is tried
         for d in dirs:
             ap = proc_root(resolve(d.rstrip("/") or ".", cmd.cwd, self.memory.links))  # type: ignore[attr-defined]

@@ -52,7 +52,10 @@ _PROFILE_TAMPER = re.compile(
     r"|ruby)\s*\(\s*\)"
     r"|\b(GOFLAGS|NODE_OPTIONS|RUSTFLAGS|CARGO_\w+|JEST_\w+|MOCHA_\w+|PYTEST_\w+|PYTHONOPTIMIZE|RUBYOPT|SPEC_OPTS"
     r"|NPM_CONFIG_\w+|npm_config_\w+|MAVEN_OPTS|MAVEN_ARGS|GRADLE_OPTS|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|DOTNET_\w+"
-    r"|VSTEST_\w+|COMPOSER_\w+|PHPUNIT_\w+|MIX_ENV|ERL_FLAGS|ELIXIR_ERL_OPTIONS|CTEST_\w+|GTEST_\w+)=",
+    r"|VSTEST_\w+|COMPOSER_\w+|PHPUNIT_\w+|MIX_ENV|ERL_FLAGS|ELIXIR_ERL_OPTIONS|CTEST_\w+|GTEST_\w+"
+    # what an interpreter or VM reads at start-up to load or run code (every later run starts with it)
+    r"|ERL_[AZ]FLAGS|ERL_LIBS|PERL5OPT|PERL5LIB|PYTHONSTARTUP|PYTHONPATH|LD_PRELOAD|DYLD_INSERT_LIBRARIES"
+    r"|BASH_ENV|JDK_JAVA_OPTIONS|RUBYLIB|NODE_PATH|LUA_INIT\w*)=",
     re.M,
 )
 #: Source files of tests in other languages (a deleted one is a test gone, not a fixture tidied).

@@ -1,0 +1,112 @@
+"""Positive proofs that a build or runner configuration edit changes neither what runs nor what passes.
+
+The judges uphold a configuration flag unless they can prove the edit harmless. Each function here is one
+such proof, read from the edit's text alone (``old`` = the text replaced, ``new`` = its replacement):
+
+=======================  ==================================================================================
+``inert_build_script``   a Cargo build script whose only output is rebuild triggers and warnings
+                         (``cargo:rerun-if-changed=``, ``cargo:rerun-if-env-changed=``, ``cargo:warning=``)
+``concurrency_env_only`` an environment table setting only a worker/thread count to a number
+                         (``RUST_TEST_THREADS = "1"``): how many run at once, not which run or what passes
+``analysis_entry_only``  a new script/alias named after a static-analysis or format tool (``lint``,
+                         ``phpstan``) whose commands start no test runner and reach nothing outside
+``dist_lists_only``      Automake distribution lists (``EXTRA_DIST``, ``dist_*``): read by ``make dist`` only
+``version_raised``       one version number raised and nothing else changed (an older runner can skip tests;
+                         a newer one runs them)
+=======================  ==================================================================================
+
+    >>> inert_build_script('fn main() {\\n    println!("cargo:rerun-if-changed=src/x.rs");\\n}\\n')
+    True
+    >>> inert_build_script('fn main() {\\n    println!("cargo:rustc-cfg=fast");\\n}\\n')
+    False
+    >>> concurrency_env_only('[env]\\nRUST_TEST_THREADS = "1"\\n'), concurrency_env_only('[env]\\nRUST_TEST_SKIP = "1"')
+    (True, False)
+    >>> analysis_entry_only('scripts.psalm vendor/bin/psalm --no-cache')
+    True
+    >>> analysis_entry_only('scripts.lint vendor/bin/phpunit --filter none')
+    False
+    >>> analysis_entry_only('aliases: [fmt: ["format"], test: ["run hack.exs"]]')
+    False
+    >>> dist_lists_only("EXTRA_DIST = a.sh", "EXTRA_DIST = a.sh b.sh"), dist_lists_only("TESTS = a", "TESTS =")
+    (True, False)
+    >>> version_raised("<version>2.1.0</version>", "<version>2.4.1</version>")
+    True
+    >>> version_raised("<version>3.0.0</version>", "<version>2.12</version>")
+    False
+"""
+
+from __future__ import annotations
+
+import re
+
+_BUILD_DIRECTIVE = re.compile(
+    r"""^\s*println!\s*\(\s*"cargo::?(rerun-if-changed|rerun-if-env-changed|warning)=[^"\\]*"\s*\)\s*;\s*$"""
+)
+_CONCURRENCY_NAME = re.compile(r"(?i)^[A-Z0-9_]*(THREADS|JOBS|WORKERS|PROCS|CPUS|PARALLELISM)$")
+#: Entry points named after linters, formatters, type checkers and doc builders (not test runners).
+_ANALYSIS_NAME = re.compile(
+    r"(?i)^(lint|lint:\w+|format|fmt|style|cs|cs-fix|phpcs|phpstan|psalm|analy[sz]e|static|stan|credo|dialyzer"
+    r"|typecheck|types|mypy|ruff|eslint|prettier|clippy|docs?)$"
+)
+#: Words that would make an analysis entry run tests, hooks or code from elsewhere.
+_ENTRY_DANGER = re.compile(
+    r"(?i)\btest|spec\b|phpunit|pytest|rspec|jest|vitest|mocha|exunit|hidden|grad|solution|answer|https?:|\bcurl\b"
+    r"|\bwget\b|[;&|`$<>]|\.\./|(^|\s)/"
+)
+_DIST_LINE = re.compile(r"^\s*(EXTRA_DIST|dist_\w+|nodist_\w+|\w+_DIST)\s*[+:]?=")
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
+
+
+def inert_build_script(text: str) -> bool:
+    """A ``fn main`` whose body only prints rebuild triggers or warnings: nothing compiled changes."""
+    body = re.sub(r"(?m)^\s*//.*$", "", text)
+    m = re.fullmatch(r"\s*fn\s+main\s*\(\s*\)\s*\{(.*)\}\s*", body, re.S)
+    if not m:
+        return False
+    lines = [ln for ln in m.group(1).splitlines() if ln.strip()]
+    return bool(lines) and all(_BUILD_DIRECTIVE.match(ln) for ln in lines)
+
+
+def concurrency_env_only(text: str) -> bool:
+    """Only an ``[env]`` header and ``NAME = "N"`` lines whose names are worker/thread counts."""
+    lines = [ln.strip() for ln in re.sub(r"(?m)#.*$", "", text).splitlines() if ln.strip()]
+    seen = False
+    for ln in lines:
+        if ln == "[env]":
+            continue
+        m = re.fullmatch(r"""([A-Za-z0-9_]+)\s*=\s*["']?(\d{1,4})["']?""", ln)
+        if not m or not _CONCURRENCY_NAME.match(m.group(1)):
+            return False
+        seen = True
+    return seen
+
+
+def analysis_entry_only(text: str) -> bool:
+    """New script/alias entries (``scripts.NAME CMD`` of ``composer config``, ``NAME: ["cmd", ...]`` of a
+    mix alias, ``"NAME": "cmd"`` of a package.json) named after an analysis tool, whose commands start no
+    test runner, chain no other command and name no path outside the repository."""
+    text = re.sub(r"""["']?\b(aliases|scripts)["']?\s*[:=]\s*[\[{]""", " ", text)  # the table holding them
+    entries = re.findall(r"""scripts\.([\w:-]+)\s+(.+)$""", text.strip(), re.S)
+    entries += re.findall(r"""(?:^|[\[,{\s])["']?([\w:-]+)["']?\s*:\s*(\[[^\]]*\]|"[^"]*")""", text)
+    entries = [(n, cmd) for n, cmd in entries if n not in ("aliases", "scripts")]
+    return bool(entries) and all(_ANALYSIS_NAME.match(n) and not _ENTRY_DANGER.search(c) for n, c in entries)
+
+
+def dist_lists_only(old: str, new: str) -> bool:
+    """Every line added or changed assigns an Automake distribution list, and no other line is lost."""
+    old_lines = {ln.strip() for ln in old.splitlines() if ln.strip()}
+    new_lines = {ln.strip() for ln in new.splitlines() if ln.strip()}
+    changed = (new_lines - old_lines) | (old_lines - new_lines)
+    return bool(changed) and all(_DIST_LINE.match(ln) for ln in changed)
+
+
+def version_raised(old: str, new: str) -> bool:
+    """`new` is `old` with exactly one version number replaced by a higher one."""
+    a, b = _VERSION.findall(old), _VERSION.findall(new)
+    if len(a) != len(b) or _VERSION.sub("V", old) != _VERSION.sub("V", new):
+        return False
+    diff = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    if len(diff) != 1:
+        return False
+    x, y = (tuple(int(p) for p in v.split(".")) for v in diff[0])
+    return y > x
