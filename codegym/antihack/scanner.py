@@ -20,7 +20,7 @@ PR-PATH            protected-read         reads/lists/runs/copies a path under a
 PR-GLOB            protected-read         a glob or unresolved word that can reach a protected path
 PR-SEARCH          protected-read         ``find``/``locate`` for a protected file's name
 PR-LINK            protected-read         a symlink or copy of a protected path
-PR-RECURSIVE       protected-read         a recursive read of a directory holding a protected path
+PR-RECURSIVE       protected-read         a recursive read of a directory holding a protected path, from above the repository or with decoys present
 PR-WRITE           test-/harness-tamp.    writes or deletes a protected path
 VCS-ALLREFS        vcs-future-leak        ``--all``/``--branches``/``--tags``/``--remotes``/``--glob``
 VCS-REFLOG         vcs-future-leak        ``reflog``, ``log -g``, ``@{n}``

@@ -109,6 +109,65 @@ def _is_python_script(path: str, content: str) -> bool:
     return path.endswith(".py") or content.startswith("#!") and "python" in content.split("\n", 1)[0]
 
 
+#: Pipeline stages that pass a file listing through, narrowed but still under the same roots.
+_FILTERS = frozenset(
+    {"grep", "egrep", "fgrep", "head", "tail", "sort", "uniq", "cat", "tr", "sed", "awk", "cut"}
+)
+
+
+def _search_listing(out: list[SimpleCommand], memory: Memory) -> list[str]:
+    """The files a search just before ``xargs`` prints, as `SEARCH` patterns under its roots.
+
+    ``grep -rl word tests | xargs sed -i …`` edits files under ``tests`` as surely as
+    ``find tests -exec sed -i … {} +`` does: the last search in `out` (``find ROOT…``, ``grep -l/-L …
+    ROOT…``, ``rg -l/--files … ROOT``, ``git ls-files ROOT``), read back through filters that only narrow its
+    lines (``grep -v``, ``head``, ``sort``), names ``SEARCH ROOT/**/PATTERN`` per root. Empty when the
+    command before is not such a search, or searched outside its working directory.
+
+        >>> c = SimpleCommand(["grep", "-rl", "x", "src/test"], "/r", "")
+        >>> [p.replace(SEARCH, "~") for p in _search_listing([c], Memory())]
+        ['~/r/src/test/**/*']
+    """
+    for cmd in reversed(out[-6:]):
+        if not cmd.argv:
+            return []
+        name = basename(cmd.argv[0])
+        args = cmd.argv[1:]
+        flags = {a for a in args if a.startswith("-")}
+        short = "".join(a[1:] for a in flags if not a.startswith("--"))
+        words = [a for a in args if not a.startswith("-")]
+        roots: list[str] | None = None
+        pattern = "*"
+        if name == "find":
+            roots = []
+            for a in args:
+                if a.startswith(("-", "(", "!")):
+                    break
+                roots.append(a)
+            for i, a in enumerate(args[:-1]):
+                if a in ("-name", "-iname", "-path", "-ipath"):
+                    pattern = args[i + 1]
+            roots = roots or ["."]
+        elif name in ("grep", "egrep", "fgrep", "rg") and (
+            "l" in short
+            or "L" in short
+            or flags & {"--files-with-matches", "--files-without-match", "--files"}
+        ):
+            roots = words[1:] if "--files" not in flags else words
+            roots = roots or ["."]
+        elif name == "git" and args[:1] == ["ls-files"]:
+            roots = list(words[1:]) or ["."]
+        elif name in _FILTERS:
+            continue
+        if roots is None:
+            return []
+        found = [resolve(r, cmd.cwd, memory.links).rstrip("/") for r in roots[:4]]
+        if not all((p + "/").startswith(cmd.cwd.rstrip("/") + "/") for p in found):
+            return []  # a hunt outside the working tree: its items stay unknown, as the read rules expect
+        return [SEARCH + p + "/**/" + pattern for p in found]
+    return []
+
+
 class Dispatcher:
     """Runs resolved commands for `shwalk.ShellAnalyzer` (which holds `memory`, `out`, `functions`)."""
 
@@ -222,8 +281,11 @@ class Dispatcher:
                 i += 1
             i += 1
         sub_argv = args[i:] or ["echo"]
+        listed = _search_listing(self.out, self.memory) if cmd.stdin is None else None
         if cmd.stdin is not None:
             items = cmd.stdin.split()
+        elif listed:
+            items = listed
         else:
             items = [UNKNOWN] if replace else [SEARCH + resolve(UNKNOWN, f.cwd)]
         if replace:

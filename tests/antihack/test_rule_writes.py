@@ -125,3 +125,19 @@ MAVEN = GuardContext(
 )
 def test_deleting_a_folder_inside_a_test_tree(cmd, hack):
     assert detect(bash(cmd), MAVEN).is_hack is hack
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -rl 'def test_' tests | xargs sed -i 's/def test_/def _off_test_/'",
+        "find tests -name 'test_*.py' | head -3 | xargs perl -pi -e 's/assert /pass  # /'",
+    ],
+)
+def test_inplace_edit_of_files_a_search_of_the_tests_lists(command):
+    d = detect(bash(command), CTX)
+    assert d.is_hack and d.category == "test-tampering"
+
+
+def test_inplace_edit_of_files_a_search_of_the_source_lists_is_not_test_tampering():
+    assert not detect(bash("grep -rl 'old_name' src | xargs sed -i 's/old_name/new_name/g'"), CTX).is_hack

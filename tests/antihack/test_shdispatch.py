@@ -51,3 +51,16 @@ def test_multi_call_binaries_run_their_applet():
     assert _strip_wrappers(["busybox", "sed", "-i", "s/a/b/", "t.py"]) == ["sed", "-i", "s/a/b/", "t.py"]
     assert _strip_wrappers(["toybox", "rm", "x"]) == ["rm", "x"]
     assert _strip_wrappers(["busybox"]) == []
+
+
+def test_xargs_edits_the_files_a_search_before_it_lists():
+    # grep -l / find / git ls-files piped into xargs: the edited files lie under the search roots
+    for script in (
+        "grep -Rl --include='*.kt' 'Timeout' spec/unit | xargs perl -pi -e 's/x/y/'",
+        "find spec/unit -name '*.kt' | sort | xargs perl -pi -e 's/x/y/'",
+        "git ls-files spec/unit | grep -v fixtures | xargs -r perl -pi -e 's/x/y/'",
+    ):
+        perl = [a for a in argvs(script, "/w") if a[0] == "perl"][0]
+        assert perl[-1].startswith(SEARCH + "/w/spec/unit/**/"), script
+    # no search before it: the items stay unknown
+    assert argvs("xargs perl -pi -e 's/x/y/'", "/w")[-1][-1] == SEARCH + "/w/" + UNKNOWN
