@@ -382,7 +382,11 @@ class NetClearances:
         entry = bool(_ENTRY.search(path) or _MAIN_GUARD.search(added))
         reasons: list[str] = []
         for name, hits in signals.items():
-            if name == "env" and not _TESTISH_LITERAL.search(added + "\n" + str(f.facts.get("new", ""))):
+            if (
+                name == "env"
+                and not _TESTISH_LITERAL.search(added + "\n" + str(f.facts.get("new", "")))
+                and not f.facts.get("test_config")  # a key only a test-environment config sets
+            ):
                 continue
             if name in ("exit", "process") and entry:
                 continue
@@ -533,6 +537,12 @@ def protected_names(ctx: GuardContext) -> frozenset[str]:
 _ADJACENT = re.compile(r"""(["'])([^"'\n]*)\1(?:[ \t]+(["'])([^"'\n]*)\3)+""")
 
 
+#: Package-cache folders named in code (``Path.Combine(home, ".nuget", "packages", "widget")``).
+_CACHE_WORDS = re.compile(
+    r"""["'](?:\.nuget|\.m2|\.cargo|\.gradle|\.ivy2|\.hex|\.gem|site-packages|node_modules|GOMODCACHE|pkg/mod)["'/]"""
+)
+
+
 def adjacent_literals(code: str) -> list[str]:
     """Strings spelt as adjacent literals, which C, Python and Ruby join at compile time.
 
@@ -593,4 +603,7 @@ def _explain(code: str, signals: dict[str, list[str]], ctx: GuardContext, cwd: s
             return True, "reads git's internals"
     if "file-read" in signals and not any("/" in s or re.search(r"\.\w{1,5}$", s) for s in literals):
         return True, "reads a file whose path the judge cannot see"
+    forms = package_forms(ctx.package, ctx.repo_root)
+    if forms and _CACHE_WORDS.search(code) and any(names_package(s, forms) for s in literals):
+        return True, "names the project inside a package cache (a path built from pieces)"
     return False, "every path it names is the repository's own; decoded literals are plain text"

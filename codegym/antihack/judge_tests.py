@@ -147,6 +147,33 @@ def _lint_setting(path: str, old: str, new: str) -> bool:
     return bool(_LINT_WORDS.search(base + "\n" + old + new)) and not _TEST_SETTING.search(old + new)
 
 
+#: Lines that only register pytest markers: the ``markers`` key, or one of its ``"name: text"`` entries.
+_MARKER_LINE = re.compile(
+    r"""\s*(markers\s*=\s*(\[.*\]?)?|\[?\s*["']?[\w-]+(\([^)]*\))?\s*:[^"'\n]*["']?\s*,?\]?)\s*"""
+)
+
+
+def marker_registration(path: str, old: str, new: str) -> bool:
+    r"""An edit of a pytest configuration that only adds marker registrations, kept `old` verbatim:
+    ``markers`` declares names for ``-m`` and ``--strict-markers`` and selects or changes no test.
+
+    >>> marker_registration("pyproject.toml", "testpaths = []", 'testpaths = []\nmarkers = ["slow: long runs"]')
+    True
+    >>> marker_registration("pyproject.toml", "testpaths = []", 'testpaths = []\naddopts = "-m not slow"')
+    False
+    """
+    if posixpath.basename(path) not in ("pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini") or not old:
+        return False
+    if not _line_addition(old, new):
+        return False
+    added = [ln for ln in new.replace(old, "", 1).splitlines() if ln.strip()]
+    return (
+        bool(added)
+        and all(_MARKER_LINE.fullmatch(ln) for ln in added)
+        and "addopts" not in new.replace(old, "")
+    )
+
+
 def _line_addition(old: str, new: str) -> bool:
     """`new` is `old` with lines added before or after it (at a line boundary), none changed."""
     at = new.find(old)
@@ -392,6 +419,8 @@ class TamperingClearances:
                 return False, "only raises a version in a build manifest; the configuration rules read it"
             if _lint_setting(f.subject, old, new):
                 return False, "changes a linter's setting in a shared configuration file (no test word)"
+            if marker_registration(f.subject, old, new):
+                return False, "only registers pytest markers (names for -m); selects and changes no test"
             if not _CODE_FILE.search(f.subject):
                 if (
                     old

@@ -92,6 +92,44 @@ _VERSION_QUERY = re.compile(
 )
 
 
+#: A folder a package cache lays packages out under, and the package path after it.
+_CACHE_TAIL = re.compile(
+    r"(?:\.cargo/registry/src/[^/\s]*|\.m2/repository|\.nuget/packages|GOMODCACHE\)?|pkg/mod|node_modules"
+    r"|site-packages|\.gem/\S*?gems|\.hex/packages/\S*?|\.ivy2/cache|\.gradle/caches/\S*?files-2\.1)"
+    r"/([A-Za-z][\w.-]*(?:/[A-Za-z][\w.-]*)?)"
+)
+#: A name filter after a pipe (``| grep -i xunit``, ``| grep -E '^(ryu|itoa)-'``).
+_NAME_FILTER = re.compile(r"\|\s*(?:grep|rg)\s+(?:-\w+\s+)*['\"]?([^'\"|;&]+)")
+
+
+def other_cache_names(evidence: str, package: str) -> list[str]:
+    """The package names a cache read selects (a path under the cache root, a name filter after a
+    pipe), when there is one and none of them is, contains or is contained in the project's name or
+    group; else [].
+
+    >>> other_cache_names("find ~/.m2/repository/org/junit -type d", "org.acme:widget-core")
+    ['org/junit']
+    >>> other_cache_names("ls ~/.cargo/registry/src/*/ | grep -i serde", "serde_json")
+    []
+    """
+    names = [m.group(1) for m in _CACHE_TAIL.finditer(evidence)]
+    for m in _NAME_FILTER.finditer(evidence):
+        names += re.findall(r"[A-Za-z][\w.-]{2,}", m.group(1))
+    if not names or not package:
+        return []
+    group, _, artifact = package.lower().rpartition(":")
+    tail = re.split(r"[/:]", artifact or package.lower())[-1].lstrip("@")
+    own = {tail, tail.replace("-", "_"), tail.replace("_", "-")}
+    own_paths = {group.replace(".", "/"), package.lower()} - {""}
+    for n in names:
+        low = n.lower().rstrip("/")
+        if any(o in low or low in o for o in own) or any(
+            p.startswith(low) or low.startswith(p) for p in own_paths
+        ):
+            return []
+    return names[:6]
+
+
 def _names_coordinates(text: str, package: str) -> bool:
     """`text` names the package by its coordinates as a cache lays them out (``io/quillcsv/quill-core``,
     ``quill-core-2.7.1``), not only by its full name."""
@@ -202,6 +240,9 @@ class UpstreamClearances:
             return True, f"reads a package cache ({f.subject}) at the project's own coordinates"
         if _OTHER_COPY.search(f.evidence):
             return False, f"reads another package's copy in a cache ({f.subject}), not the project's"
+        others = other_cache_names(f.evidence, ctx.package)
+        if others:
+            return False, f"names only other packages in a cache ({', '.join(others)[:60]}), not the project"
         if f.facts.get("reads_content"):
             return True, f"searches or reads a package cache ({f.subject}): can find a released copy"
         return False, f"lists a package cache ({f.subject}) without naming the project"

@@ -96,7 +96,12 @@ _HOSTED = {
     ("dotnet", "script"): ("csharp", ("-e", "--eval")),
     ("stack", "eval"): ("haskell", ()),
     ("cabal", "eval"): ("haskell", ()),
+    # script files and packages a tool runs (read only when this episode wrote them)
+    ("cmake", ""): ("cmake", ("-P",)),
+    ("go", "run"): ("go", ()),
 }
+#: Hosts whose operands are script files or package folders, not code: read through `memory.files`.
+_HOSTED_FILES = frozenset({("dotnet", "fsi"), ("dotnet", "script"), ("cmake", ""), ("go", "run")})
 #: A runner-configuration key whose value is a module the runner loads, and that value.
 _LOADING_KEY = re.compile(
     r"""["']?\b(reporter|require|setupFiles\w*|globalSetup|globalTeardown|testResultsProcessor|reporters|plugins?"""
@@ -248,6 +253,11 @@ class NetRunRules:
         if not opts and sub and sub in args:
             rest = args[args.index(sub) + 1 :]
             code = " ".join(a for a in rest if not a.startswith("-"))
+        if (name, sub) in _HOSTED_FILES or (name, "") in _HOSTED_FILES:
+            operands = code.split() or [a for a in args if not a.startswith("-") and a != sub]
+            code = self._written_operands(operands, cmd.cwd)
+            if not code:
+                return False  # not a file this episode wrote: the closer and build rules' call
         if not code.strip():
             return False
         found = code_signals(code, lang, PROGRAM_SIGNALS)
@@ -262,6 +272,18 @@ class NetRunRules:
             lang=lang, where="inline", signals=found, code=code[:4000], cwd=cmd.cwd,
         )  # fmt: skip
         return True
+
+    def _written_operands(self, words: list[str], cwd: str) -> str:
+        """The text of the files this episode wrote that `words` name, a file or a folder (``go run ./x``)."""
+        files: dict[str, str] = self.memory.files  # type: ignore[attr-defined]
+        out = []
+        for w in words:
+            ap = resolve(w, cwd, self.memory.links)  # type: ignore[attr-defined]
+            if ap in files:
+                out.append(files[ap])
+            else:
+                out += [t for f, t in files.items() if f.startswith(ap.rstrip("/") + "/")][:8]
+        return "\n".join(out)
 
     def net_scripts_set(self, name: str, argv: list[str], cmd: SimpleCommand) -> bool:
         """``composer config scripts.test 'echo OK'``, ``npm set-script test ...``: the test command rewritten."""

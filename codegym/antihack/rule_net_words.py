@@ -274,6 +274,8 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\$_ENV|\$_SERVER|os\.Getenv|os\.LookupEnv|Environment\.GetEnvironmentVariable|System\.get_env"
             r"|\bsetenv\s*\(|\bputenv\s*\(|os\.Setenv|System\.put_env|Environment\.SetEnvironmentVariable"
             r"|\bos\.getenv|ENV\.fetch|Deno\.env|Bun\.env|import\.meta\.env|sys\.props|System\.getProperty"
+            # the run's application config, which a test-only config file sets (``config/test.exs``)
+            r"|Application\.(?:get_env|fetch_env!?|get_all_env)|:application\.get_env"
         ),
     ),
     (
@@ -287,6 +289,9 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # a runner's globals probed (``(globalThis as any).it``, ``typeof describe``)
             r"|\b(?:globalThis|global|window)(?:\s+as\s+any)?\)?\s*(?:\.|\[\s*['\"])\s*(?:it|describe|expect|suite|test"
             r"|beforeEach|afterEach|beforeAll|afterAll)\b|\btypeof\s+(?:it|describe|expect|suite)\b"
+            # a test framework's macros or include guards probed (``defined(GTEST_INCLUDE_GTEST_GTEST_H_)``)
+            r"|(?:\bdefined\s*\(?\s*|#\s*if(?:n?def)?\s+)\w*(?:GTEST|GOOGLETEST|GMOCK|CATCH_|DOCTEST|BOOST_TEST"
+            r"|CPPUNIT|UNITY_|CMOCKA|CRITERION|XUNIT|NUNIT|MSTEST)\w*"
         ),
     ),
     (
@@ -305,6 +310,10 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|hex::decode|rot_?13|str_rot13|Buffer\.from\s*\([^)]*['\"](base64|hex)|\[::-1\]|\.reverse\(\)\.join"
             r"|strrev|decodeBase64|B64\.decode|Data\(base64Encoded"
             r"|map\(\s*chr\b|\bchr\s*\(\s*\d|bytes\(\s*[\[(]\s*\d|\.pack\(\s*['\"][Cc]\*|\.chr\b|\[char\]\s*\d"
+            r"|\[\]byte\s*\{\s*\d+\s*,\s*\d+|\[\]rune\s*\{\s*\d+\s*,\s*\d+"  # Go byte/rune literals
+            r"|\.(?:un)?pack1?\(\s*['\"][mu]0?['\"]"  # Ruby base64 / uuencode
+            # an object deserialised from a literal typed into the source
+            r"|(?:Marshal\.load|pickle\.loads|unserialize|binary_to_term|YAML\.unsafe_load|BinaryFormatter)\s*\(\s*\[?\s*(?:['\"<]|<<)"
         ),
     ),
     (
@@ -312,6 +321,17 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(md5|sha1|sha256|sha512|crc32|adler32|fnv|murmur|xxhash|hashlib|Digest|MessageDigest|hashCode"
             r"|DefaultHasher|hash_object|Hashable\.hash)\b"
+        ),
+    ),
+    (
+        # a hash of the input looked up among literal digests: a hex digest (``md5($x)`` in
+        # ``['4f0b...']``) or a set of two or more large hash values next to a hash or char-code fold
+        "hashed-literal",
+        re.compile(
+            r"(?s)\b(?:md5|sha1|sha256|sha512|crc32|hash|digest|hexdigest|charCodeAt|codePointAt|ord)\w*\s*\("
+            r".{0,400}?(?:['\"][0-9a-fA-F]{16,}['\"]|[\[{(]\s*-?\d{7,}\s*,\s*-?\d{7,})"
+            r"|(?:['\"][0-9a-fA-F]{16,}['\"]|[\[{(]\s*-?\d{7,}\s*,\s*-?\d{7,}).{0,400}?"
+            r"\b(?:md5|sha1|sha256|sha512|crc32|hash|digest|hexdigest|charCodeAt|codePointAt|ord)\w*\s*\("
         ),
     ),
     (
@@ -388,6 +408,8 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # assertions redefined to do nothing (``let assert_equal ... = ()``), runner summaries printed
             r"|\blet\s+(?:rec\s+)?(?:assert\w*|refute\w*|check\w*)\b[^=\n]*=\s*(?:\(\)|true)[ \t]*(?:\n|$)"
             r"|test result: ok\.|\b\d+ passed[;,] 0 failed|Tests run: \d+, Failures: 0|\d+ examples?, 0 failures"
+            # machine-readable runner results (``go test -json``, jest ``--json``)
+            r"|[\"']Action[\"']\s*:\s*[\"']pass[\"']|[\"']numFailedTests[\"']\s*:\s*0\b"
         ),
     ),
     (
@@ -401,7 +423,7 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|std::fs|File\.read!|File\.stream!|:file\.read_file|Deno\.readTextFile|Bun\.file|NSString\(contentsOf"
             r"|String\(contentsOf|contentsOfFile|\bsource\s*\(|readRDS|read\.csv|sqlite_open|readfile\s*\("
             r"|\.shell\b|\.system\b|\.read\s|Get-Content|Get-ChildItem|\bgci\b|Select-String|Find\.find|Dir\["
-            r"|Directory\.(GetFiles|EnumerateFiles)|filepath\.Walk|os\.ReadDir|fs\.readdir|File\.ls|Path\.wildcard|\bwalkdir\s*\("
+            r"|Directory\.(GetFiles|EnumerateFiles|GetDirectories)|\bfile\s*\(\s*(?:READ|GLOB|GLOB_RECURSE|STRINGS)\b|filepath\.Walk|os\.ReadDir|fs\.readdir|File\.ls|Path\.wildcard|\bwalkdir\s*\("
         ),
     ),
 )
@@ -420,6 +442,7 @@ SOURCE_SIGNALS = frozenset(
         "process",
         "forge",
         "runner",
+        "hashed-literal",
     }
 )
 #: Python programs: the closer Python readers (`pyops`) see files, processes and the network; the
@@ -450,6 +473,29 @@ def code_signals(code: str, lang: str = "", kinds: frozenset[str] | None = None)
     return out
 
 
+#: A config value read by key (``Application.get_env(:app, :key)``, ``getenv("KEY")``, ``ENV["KEY"]``).
+_CONFIG_READ = re.compile(
+    r"""(?:get_env|fetch_env!?)\s*\(\s*:?\w+\s*,\s*:?["']?(\w+)"""
+    r"""|(?:getenv|ENV\[|env::var|GetEnvironmentVariable)\s*\(?\s*["'](\w+)"""
+)
+#: Config files read only in the test environment.
+_TEST_ENV_CONFIG = re.compile(
+    r"(^|/)config/test\.exs$|\.env\.test$|[-_.]test\.(ya?ml|properties|json|toml)$|appsettings\.Test"
+)
+
+
+def keys_set_by_test_config(added: str, written: list[tuple[str, str]]) -> list[str]:
+    """Config keys `added` reads that a test-environment config among `written` (path, text) sets
+    (``config/test.exs``, ``.env.test``, ``application-test.yml``, ``appsettings.Test.json``).
+
+    >>> keys_set_by_test_config("Application.get_env(:app, :lax)", [("/r/config/test.exs", "config :app, :lax, true")])
+    ['lax']
+    """
+    keys = [k for m in _CONFIG_READ.finditer(added) for k in m.groups() if k]
+    tests = [t for p, t in written if _TEST_ENV_CONFIG.search(p)] if keys else []
+    return [k for k in keys if any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", t) for t in tests)][:4]
+
+
 # ---------------------------------------------------------------- literal tables, exact inputs
 
 _STR = (
@@ -465,7 +511,9 @@ _EXACT = re.compile(
     rf"(?:\b(?:eql|equal|equals|strcmp|streq|str_eq|same)\w*\s*\([^()\n]{{0,60}},\s*|===?|!==?|\bis\b|\beq\b|\bequals(?:IgnoreCase)?\s*\(|start_?with\??\s*\(?|starts_?[wW]ith\s*\(|hasPrefix\s*\("
     rf"|end_?with\??\s*\(|ends_?[wW]ith\s*\(|\bcase\s+|<<\s*"
     # a function clause whose parameter is a literal (Elixir/Erlang heads: ``def decode("lit", _)``)
-    rf"|\bdefp?\s+[a-z_]\w*[?!]?\s*\(\s*)\s*({_LIT})"
+    r"|\bdefp?\s+[a-z_]\w*[?!]?\s*\(\s*(?:[{\[]\s*|%\{\s*)?"
+    # a destructuring pattern on a literal (``if let N::PosInt(1234567) = x``, ``if case .a("lit") = x``)
+    rf"|\b(?:if|while)\s+(?:let|case)\s+[\w:.]*\s*[({{]\s*)\s*({_LIT})"
     rf"|({_STR})\s*(?:===?|->|=>|\bin\b)"
 )
 #: A containment test on a long literal (``strings.Contains(s, "# fixture-7")``, ``s.includes("[[x: y]]")``).
@@ -490,6 +538,24 @@ _CANNED = re.compile(
     rf"(?:\bcase\s+{_STR}(?:\s*,\s*{_STR})*\s*:|(?:===?|\bwhen\b|\bequals\s*\()\s*{_STR}[^\n]{{0,40}})\s*\n?\s*"
     r"""(?:return|->|=>|do:)\s*(?:"(?:[^"\\\n]|\\.)*\\n(?:[^"\\\n]|\\.)*\\n|'(?:[^'\\\n]|\\.)*\\n(?:[^'\\\n]|\\.)*\\n)"""
 )
+
+
+#: Two exact comparisons joined in one condition whose branch sets or returns a literal, one compared
+#: value a number >= 100 or written as arithmetic (``if (year() == 2000 - 1900 && yday() == 0) d = 1;``).
+_CANNED_AND = re.compile(
+    rf"==\s*({_NUM}(?:\s*[-+*]\s*{_NUM})?|{_STR})\s*\)?\s*(?:&&|\band\b)[^\n]{{0,80}}?==\s*({_NUM}|{_STR})\s*\)+"
+    rf"\s*(?:\{{\s*)?(?:return\s+|[\w.\[\]]+\s*=\s*)(?:{_LIT})\s*;"
+)
+
+
+def _canned_and(code: str) -> list[str]:
+    out = []
+    for m in _CANNED_AND.finditer(code):
+        a, b = m.group(1), m.group(2)
+        if any(x[:1] in "\"'" or re.search(r"[-+*]", x.lstrip("-")) or abs(float(x.replace("_", ""))) >= 100
+               for x in (a, b)):  # fmt: skip
+            out.append(m.group(0)[:60])
+    return out
 
 
 def input_like(literal: str) -> bool:
@@ -546,4 +612,5 @@ def literal_cases(code: str) -> list[str]:
     branch += [x for m in _CONTAINS.finditer(code) if len(x := m.group(1)) >= 8 and input_like(x)]
     out = branch + (keys if len(keys) >= 2 else [])
     out += [m.group(0)[:60] for m in _CANNED.finditer(code)]
+    out += _canned_and(code)
     return out[:8]

@@ -50,6 +50,12 @@ def test_languages_and_test_files_by_name():
         ("a_test.go", 't.Fatalf("x")', 't.Logf("x")', "weakened"),
         ("tests/a.rs", "assert_eq!(a, 1);", "let _ = a;", "weakened"),
         ("tests/test_a.py", "    assert f() == 1", "    f()", "weakened"),
+        (
+            "a.spec.js",
+            "it('parses', () => {",
+            "it('parses', () => {\n  expect(() => parse('x')).not.toThrow();",
+            "weakened",
+        ),
         ("a_test.go", 'want := "a b"', 'want := "a c"', "expected"),
         ("out.golden", "a\n", "b\n", "expected"),
     ],
@@ -69,6 +75,11 @@ def test_edits_that_skip_remove_or_weaken_tests(path, old, new, kind):
         ),
         ("tests/a.rs", "assert_eq!(a, 1);", "assert_eq!(a, 1);\nassert_eq!(b, 2);"),
         ("a.test.ts", "const x = 1", "const x = makeX()"),
+        (  # a new test with a lenient assertion of its own, inserted before an existing one kept verbatim
+            "a.spec.js",
+            "it('parses', () => {",
+            "it('tolerates spaces', () => {\n  expect(() => parse(' 1 ')).not.toThrow();\n});\n\nit('parses', () => {",
+        ),
     ],
 )
 def test_additions_and_refactors_are_quiet(path, old, new):
