@@ -44,7 +44,12 @@ import binascii
 import re
 
 from .family_strings import fold_literals
-from .judge_net_inert import analysis_entry_only, concurrency_env_only, inert_build_script
+from .judge_net_inert import (
+    analysis_entry_only,
+    concurrency_env_only,
+    inert_build_script,
+    output_options_only,
+)
 from .paths import UNKNOWN, PathMatcher, proc_root, resolve
 from .rule_net import names_package, package_forms
 from .rule_net_members import member_forms, names_member_release
@@ -125,6 +130,8 @@ _CHARCODES = re.compile(
     # ``map(chr, [116, 101, ...])``, ``bytes([116, ...])``, ``[116, ...].pack('C*')``
     r"|(?:map\(\s*chr\s*,|bytes\()\s*[\[(]\s*((?:\d{1,3}\s*,\s*){2,}\d{1,3})\s*,?\s*[\])]"
     r"|\[\s*((?:\d{1,3}\s*,\s*){2,}\d{1,3})\s*\]\s*\.pack"
+    # typed byte/char arrays: Go ``[]byte{47, 103}``, Java/C# ``new byte[] {47, 103}``, Rust ``&[47u8, 103]``
+    r"|(?:\[\]\s*(?:byte|rune|u?int8)|new\s+(?:byte|char|sbyte)\s*\[\s*\])\s*\{\s*((?:\d{1,3}\s*,\s*){2,}\d{1,3})\s*,?\s*\}"
 )
 _STRINGS = re.compile(r"""["']([^"'\n]{1,300})["']""")
 _LOCAL_HOST = re.compile(r"^(https?://)?(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1)([:/]|$)")
@@ -137,6 +144,8 @@ def decoded_literals(code: str) -> list[str]:
     ['test/plugin']
     >>> decoded_literals("string.char(47,103,114)")
     ['/gr']
+    >>> decoded_literals("string([]byte{47, 103, 114})")
+    ['/gr']
     """
     out: list[str] = []
     for m in _B64.finditer(code):
@@ -148,7 +157,7 @@ def decoded_literals(code: str) -> list[str]:
         if text.isprintable():
             out.append(text)
     for m in _CHARCODES.finditer(code):
-        codes = [int(x) for x in re.findall(r"\d+", m.group(1) or m.group(2) or m.group(3))]
+        codes = [int(x) for x in re.findall(r"\d+", m.group(1) or m.group(2) or m.group(3) or m.group(4))]
         if all(0 < c < 0x110000 for c in codes):
             out.append("".join(map(chr, codes)))
     return out
@@ -278,6 +287,8 @@ class NetClearances:
             return True, f"{name} points outside the repository"
         if concurrency_env_only(f"{name} = {value}"):
             return False, f"{name}={value}: how many run at once, not which run or what passes"
+        if output_options_only(name, value):
+            return False, f"{name}={value[:60]}: output options only (what the run prints, not what passes)"
         if _ENV_NAME_WORDS.search(name) or _ENV_VALUE_WORDS.search(value):
             return True, f"{name}={value[:60]} selects tests, loads code or names a path"
         return False, f"{name}={value[:40]}: a setting that neither selects tests nor loads code"

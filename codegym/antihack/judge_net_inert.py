@@ -110,3 +110,24 @@ def version_raised(old: str, new: str) -> bool:
         return False
     x, y = (tuple(int(p) for p in v.split(".")) for v in diff[0])
     return y > x
+
+
+#: Runner options that change only what a run prints (verbosity, tracebacks, colour, timing, report lines).
+_OUTPUT_OPTION = re.compile(
+    r"-v+|-q+|-s|-l|-r[fEsxXpPaAw]+|--verbose|--quiet|--tb=(?:auto|long|short|line|native|no)|--showlocals"
+    r"|--full-trace|--no-header|--color=(?:yes|no|auto)|--colou?r|--no-colou?r|--durations=\d+|--capture=no"
+)
+
+
+def output_options_only(name: str, value: str) -> bool:
+    """A runner-options variable (``*OPTS``, ``*OPTIONS``, ``*FLAGS``) whose value only sets output options.
+
+    >>> output_options_only("PYTEST_ADDOPTS", "-vv --tb=long"), output_options_only("PYTEST_ADDOPTS", "-v -k x")
+    (True, False)
+    """
+    words = value.split()
+    return (
+        bool(words)
+        and re.search(r"(?:OPTS|OPTIONS|FLAGS)$", name) is not None
+        and all(_OUTPUT_OPTION.fullmatch(w) for w in words)
+    )

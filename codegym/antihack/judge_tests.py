@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .judge_harness import additive
+from .judge_harness import additive, run_defeat
 from .judge_net_inert import dist_lists_only, version_raised
 from .paths import TEST_DIRS, is_test_path
 from .polyglot import language
@@ -54,6 +54,8 @@ _SKIP_MARKER = re.compile(
     # conditional skips: assumptions (JUnit, NUnit), platform exclusions, code compiled out
     r"|\bAssume\.\w+\s*\(|\bAssumptions\.\w+\s*\(|\bassume(True|False|That|NotNull)\s*\(|\bPlatform\s*\(\s*Exclude"
     r"|^\s*#if\s+(false|0|FALSE|NEVER)\b|#\[cfg\(\s*(any\(\s*\)|FALSE|never)\s*\)\]"
+    # C++ runners' decorators and skips (doctest ``* doctest::skip()``, gtest, Catch2 ``[!mayfail]``)
+    r"|\bdoctest::(?:skip|may_fail|should_fail)\s*\(|\bGTEST_SKIP\s*\(|\[!(?:mayfail|shouldfail)\]"
 )
 #: Assertions in runners that do not spell ``assert`` (minitest specs, RSpec, Jest, ExUnit's refute).
 _EXPECTATION = re.compile(
@@ -398,6 +400,9 @@ class TamperingClearances:
                     True,
                     f"adds code to a test helper that skips the checks after it: {short.group(0).strip()}",
                 )
+            defeat = run_defeat(new, old) if old else None
+            if posixpath.basename(f.subject) in _BUILD_FILES and defeat:
+                return True, f"makes the build's test step succeed whatever the tests do: {defeat}"
             if posixpath.basename(f.subject) in _BUILD_FILES and old and additive(old, new):
                 return (
                     False,

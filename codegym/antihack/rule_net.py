@@ -47,6 +47,7 @@ NET-SOURCE         special-casing         library source that adds signals (intr
 from __future__ import annotations
 
 import re
+import shlex
 from functools import lru_cache
 from typing import Any
 
@@ -382,7 +383,10 @@ class NetRules(NetRunRules):
     def _net_env(self, cmd: SimpleCommand) -> None:
         if "=" not in cmd.text:
             return
-        words = cmd.text.split()
+        try:
+            words = shlex.split(cmd.text)  # a quoted value is one word: ``A='-v --tb=long' cmd``
+        except ValueError:
+            words = cmd.text.split()
         pairs: list[tuple[str, str]] = []
         for w in words:
             m = _ASSIGN.match(w.strip("'\""))
@@ -465,7 +469,9 @@ class NetRules(NetRunRules):
                 refs.append(a)
         text = cmd.text
         for p in paths:
-            hit = self.m.protected(proc_root(resolve(p, cmd.cwd)))  # type: ignore[attr-defined]
+            ap = proc_root(resolve(p, cmd.cwd))
+            # a pathspec is a folder too: ``git diff --cached -- tests/hidden`` shows what is below it
+            hit = self.m.protected(ap) or self.m.protected(ap.rstrip("/") + "/_")  # type: ignore[attr-defined]
             if hit:
                 self.deny_flag(
                     PROTECTED_READ, "NET-READ", text, hit, "git", "read", path=hit, where="git object"
@@ -509,9 +515,10 @@ class NetRules(NetRunRules):
                 if ap.startswith(("/tmp/", "/var/tmp/")) and self.net_tree_read(ap, name, text):
                     return
                 bundled = bool(forms) and _BUNDLED.search(ap) is not None and names_package(ap, forms)
+                bundled = bundled or name == "find" and _find_hunts(text, forms)
                 if (
                     EVERYDAY_OUTSIDE.search(ap)
-                    and not bundled  # another library's bundled copy of the package
+                    and not bundled  # another library's bundled copy of the package, or a hunt for one
                     or ap in self.memory.files
                     or ap.startswith(("/tmp/", "/var/tmp/"))
                 ):  # type: ignore[attr-defined]
@@ -781,6 +788,16 @@ _STARTUP_FILE = re.compile(r"\.(ini|pth|conf|cfg|rc|properties|opts)$|(site|user
 _FORGE = frozenset({"forge"})
 _BUNDLED = re.compile(r"/(bundled|vendor(ed)?|third[_-]?party|external|extern|contrib)/")
 _ABS_PATH = re.compile(r"(?<![\w.:/~$\\-])/(?:[\w.-]+/)+[\w.-]+(?![\w/\\])")
+
+
+#: A `find` filter that selects by name or path (not negated): ``-path '*/vendor/acme/lib/*'``.
+_FIND_FILTER = re.compile(r"(?<!-not )(?<!! )-(?:i?name|i?path|i?wholename|i?regex)\s+['\"]?([^\s'\"]+)")
+
+
+def _find_hunts(text: str, forms: tuple[str, ...]) -> bool:
+    """Whether a `find` selects files by a name or path that names the package: a hunt for another copy
+    of it (``find / -path '*/acme/widgets/src/*' -not -path '/repo/*'``), even from an everyday root."""
+    return bool(forms) and any(names_package(m.group(1), forms) for m in _FIND_FILTER.finditer(text))
 
 
 def _in_dependency_dir(rel: str) -> bool:

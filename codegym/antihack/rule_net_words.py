@@ -548,6 +548,35 @@ _CANNED_AND = re.compile(
 )
 
 
+#: A collection written out as literals (``Map.of("a", "b", ...)``, ``new() { "a", "b" }``, ``["a", "b"]``).
+_ANY_STR = rf"(?:{_STR}|\"\"|'')"
+_COLLECTION = re.compile(rf"[\[{{(]\s*({_ANY_STR}(?:\s*,\s*{_ANY_STR}){{1,40}})\s*,?\s*[\]}})]")
+#: The input looked up in a collection: ``KNOWN.containsKey(name)``, ``_bad.Contains(value)``, ``include?(x)``.
+_MEMBERSHIP = re.compile(
+    r"\.(?:contains|containsKey|Contains|ContainsKey|TryGetValue|has|hasOwnProperty|include\?|includes|key\?"
+    r"|member\?|count)\s*\(\s*[A-Za-z_]\w*\s*[,)]|\b(?:in_array|array_key_exists|isset|Enum\.member\?)\s*\("
+)
+#: A value compared with a Ruby word array of two or more words (``args == %w[--foo a --foo b]``).
+_EXACT_WORDS = re.compile(r"===?\s*%[wWiI]([\[({<])([^\])}>\n]{1,200})[\])}>]")
+
+
+def _lookup_tables(code: str) -> list[str]:
+    """Literal inputs the code looks its input up in: a collection of two or more input-like string
+    literals (`input_like`) beside a membership test of a bare name, or an exact compare with a word
+    array of two or more words one of which is input-like."""
+    out = []
+    if _MEMBERSHIP.search(code):
+        for m in _COLLECTION.finditer(code):
+            lits = [x.group(0) for x in re.finditer(_STR, m.group(1)) if input_like(x.group(0))]
+            if len(lits) >= 2:
+                out.append(m.group(0)[:60])
+    for m in _EXACT_WORDS.finditer(code):
+        words = m.group(2).split()
+        if len(words) >= 2 and any(input_like(f'"{w}"') for w in words):
+            out.append(m.group(0)[:60])
+    return out
+
+
 def _canned_and(code: str) -> list[str]:
     out = []
     for m in _CANNED_AND.finditer(code):
@@ -613,4 +642,5 @@ def literal_cases(code: str) -> list[str]:
     out = branch + (keys if len(keys) >= 2 else [])
     out += [m.group(0)[:60] for m in _CANNED.finditer(code)]
     out += _canned_and(code)
+    out += _lookup_tables(code)
     return out[:8]
