@@ -114,6 +114,10 @@ HARNESS_APPLY = ("git apply --verbose", "git apply --verbose --reject", "patch -
 HARNESS_PATCH = "/tmp/patch.diff"  # the harness's DOCKER_PATCH
 HARNESS_STOP_TIMEOUT = 15  # cleanup_container: container.stop(timeout=15)
 _HEREDOC = "EOF_114329324912"
+#: a `src/` layout (cachetools) is importable through the harness's environment image, which
+#: `pip install -e .`-s the repository once at build time (not per grading): the same, per run.
+SRC_LAYOUT = 'if [ -d src ]; then export PYTHONPATH="$PWD/src"; fi'
+
 _DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/(\S+)$", re.M)
 
 
@@ -141,7 +145,7 @@ def harness_eval_script(task: Task) -> str:
              f"git config --global --add safe.directory {workdir}", f"cd {workdir}",
              "git status", "git show", f"git -c core.fileMode=false diff {base}", *reset,
              f"git apply -v - <<'{_HEREDOC}'\n{task.test_patch}\n{_HEREDOC}",
-             ": '>>>>> Start Test Output'", "python3 -m pytest -rA -o addopts= " + " ".join(directives),
+             SRC_LAYOUT, ": '>>>>> Start Test Output'", "python3 -m pytest -rA -o addopts= " + " ".join(directives),
              ": '>>>>> End Test Output'", *reset]  # fmt: skip
     return "\n".join(lines) + "\n"
 
@@ -201,7 +205,8 @@ def grade_in_fresh_container(client, image: str, task: Task, diff: str) -> float
         files = " ".join(dict.fromkeys(t.split("::")[0] for t in task.tests_to_run()))
         git = "git -c safe.directory='*'"
         apply_fix = f"{git} apply /tmp/fix.diff && " if diff.strip() else ""
-        script = f"{apply_fix}{git} apply /tmp/test.diff && python3 -m pytest -rA -o addopts= -p no:cacheprovider {files}"
+        script = (f"{apply_fix}{git} apply /tmp/test.diff && {SRC_LAYOUT} && "
+                  f"python3 -m pytest -rA -o addopts= -p no:cacheprovider {files}")  # fmt: skip
         result = container.exec_run(["bash", "-c", script], workdir=task.workdir)
         return grade(
             task, outcomes_from_log(result.output.decode("utf-8", "replace"), task.tests_to_run())

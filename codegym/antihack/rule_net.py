@@ -207,9 +207,8 @@ class NetRules(NetRunRules):
         op: str = "",
         **facts: Any,
     ) -> None:
-        facts.setdefault("surface", True)
         facts["net"] = True
-        self.flag(category, rule, evidence, subject, command, op, **facts)  # type: ignore[attr-defined]
+        self.net_flag(category, rule, evidence, subject, command, op, **facts)  # type: ignore[attr-defined]
 
     def _closer_since(self, mark: int) -> bool:
         return any(not f.facts.get("net") for f in self.flags[mark:])  # type: ignore[attr-defined]
