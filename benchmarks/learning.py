@@ -138,12 +138,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-envs", type=int, default=32)
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--lr", type=float, default=2e-3, help="RL learning rate (LoRA)")
-    p.add_argument("--sft-steps", type=int, default=300, help="warm-start steps (the cap with --target-success)")
-    p.add_argument("--sft-lr", type=float, default=3e-3)
+    p.add_argument("--sft-steps", type=int, default=400, help="warm-start steps (the cap with --target-success)")
+    p.add_argument("--sft-lr", type=float, default=1e-3, help="warm-start learning rate (decays linearly to 0)")
     p.add_argument("--flawed-fraction", type=float, default=0.6,
                    help="train instances demonstrated by their flawed demonstration (lookup: no read, a guess)")
-    p.add_argument("--copy-steps", type=int, default=800,
-                   help="synthetic copy pre-training of the random base before the warm start (0: none)")
+    p.add_argument("--copy-steps", type=int, default=2400,
+                   help="cap on the synthetic copy pre-training of the random base (sft.COPY_STAGES; 0: none)")
     p.add_argument("--copy-lr", type=float, default=1e-3)
     p.add_argument("--low-temperatures", nargs="*", type=float, default=[0.3, 0.5, 0.7],
                    help="the warm start sampled at these temperatures (a control)")

@@ -27,6 +27,7 @@ comes first, so algorithms can be compared at equal env steps.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -60,6 +61,50 @@ def pick_tasks(families: Sequence[str], n_train: int, n_heldout: int, seed: int)
     return train, held
 
 
+def copy_base(model: Any, tok: Any, model_cfg: Any, *, width: int, steps: int, lr: float = 1e-3,
+              say: Callable[[str], None] = print) -> list[float]:
+    """`sft.copy_pretrain` of `model` (the random base of `model_cfg`) in place, seeded by
+    ``model_cfg.tiny_seed``, rows of the last stage `width` long; returns its losses. A tiny base
+    (built from a config, so the same weights every time) is cached under
+    ``$CODEGYM_CACHE/tiny/copy-<hash>/`` by everything that determines the result; a second call
+    loads the weights (and the losses) instead of training again."""
+    import torch
+
+    from .sft import COPY_STAGES, copy_pretrain
+
+    cache = None
+    if model_cfg.base == "tiny" or model_cfg.base.startswith("tiny:"):
+        import hashlib
+
+        from codegym.agents.tiny import tiny_tokenizer_path
+        from codegym.tasks.cache import cache_subdir
+
+        key = json.dumps({"base": model_cfg.base, "seed": model_cfg.tiny_seed, "tokenizer": tiny_tokenizer_path().name,
+                          "stages": [repr(st) for st in COPY_STAGES], "width": width, "steps": steps, "lr": lr,
+                          "torch": torch.__version__.split("+")[0], "v": 1})
+        cache = cache_subdir("tiny") / f"copy-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+        if (cache / "model.pt").is_file():
+            model.load_state_dict(torch.load(cache / "model.pt", weights_only=True))
+            losses = json.loads((cache / "losses.json").read_text())
+            say(f"copy pre-training: cached ({cache}), {len(losses)} steps, last loss {losses[-1]:.3f}")
+            return losses
+    t0 = time.monotonic()
+    losses = copy_pretrain(model, len(tok), width=width, steps=steps, lr=lr, seed=model_cfg.tiny_seed,
+                           skip_ids=tok.all_special_ids)
+    say(f"copy pre-training: {len(losses)} steps, loss {losses[0]:.2f} -> {losses[-1]:.3f} "
+        f"({time.monotonic() - t0:.0f} s)")
+    if cache is not None:
+        tmp = cache.with_name(cache.name + f".tmp{os.getpid()}")
+        tmp.mkdir(parents=True, exist_ok=True)
+        torch.save(model.state_dict(), tmp / "model.pt")
+        (tmp / "losses.json").write_text(json.dumps(losses))
+        try:
+            os.replace(tmp, cache)
+        except OSError:  # another process cached it first (the same weights)
+            shutil.rmtree(tmp, ignore_errors=True)
+    return losses
+
+
 class LearningStudy:
     """See the module docstring. Results accumulate in `results` (name -> {"greedy", "T1", ...})."""
 
@@ -84,8 +129,10 @@ class LearningStudy:
 
     def warm_start(self, *, steps: int, lr: float, batch_rows: int = 8, target_success: float | None = None,
                    eval_every: int = 5, flawed_fraction: float = 0.0, copy_steps: int = 0,
-                   copy_lr: float = 1e-3) -> dict[str, Any]:
+                   copy_lr: float = 1e-3, decay: bool = True) -> dict[str, Any]:
         """Full-weight SFT of the base on the train instances' demonstrations; saved to OUT/warm.
+        `decay`: the learning rate falls linearly to 0 over `steps` (`sft.sft`), so the warm start
+        ends near the demonstrations' mix rather than where its last batches pushed it.
 
         `flawed_fraction` of the train instances (drawn with the run's seed, among those whose
         generator wrote a ``flawed_demonstration``) are demonstrated by it instead: imperfect
@@ -93,16 +140,19 @@ class LearningStudy:
         the read about that often; sampling it colder, or cloning the same mix longer, cannot
         fix that, the reward can.
 
-        `copy_steps` > 0 first teaches the random base to copy from its context on synthetic
-        rows (`sft.copy_pretrain`: random token ids, no task text): the tiny base does not learn
-        to copy a name or a value within a warm start otherwise."""
+        `copy_steps` > 0 (a cap on its steps) first teaches the random base to copy from its
+        context on synthetic rows (`sft.copy_pretrain`: random token ids, no task text), the
+        last stage's rows as long as the longest demonstration: the tiny base does not learn to
+        copy a value within a warm start otherwise (`copy_base`). The copy pre-training is part of
+        the base, not of the study: it is seeded by the base's seed (``model.tiny_seed``), so every
+        seed of a study starts from the same copying base, and it is cached on disk."""
         import random
 
         import torch
 
         from .loop import default_make_env
         from .models import load_base
-        from .sft import copy_pretrain, oracle_episodes, sft
+        from .sft import oracle_episodes, sft
 
         if not 0.0 <= flawed_fraction < 1.0:
             raise ValueError(f"flawed_fraction must be in [0, 1), got {flawed_fraction}")
@@ -120,12 +170,19 @@ class LearningStudy:
         self.episodes = oracle_episodes(make_env, tok, tasks, seed=self.cfg.run.seed,
                                         max_envs=min(16, self.cfg.rollout.max_envs), flawed=flawed)
         t_demo = time.monotonic() - t0
-        copy_losses = (copy_pretrain(model, len(tok), steps=copy_steps, lr=copy_lr, seed=self.cfg.run.seed,
-                                     skip_ids=tok.all_special_ids) if copy_steps else [])
+        copy_losses: list[float] = []
+        if copy_steps:
+            # rows at least as long as the longest demonstration plus room for the policy's own
+            # longer episodes; coarse (at least 640, a multiple of 128) so that every seed's demos
+            # of a family give the same width, hence the same cached base
+            longest = max(len(seg) for e in self.episodes for seg in e.segments)
+            copy_losses = copy_base(model, tok, self.cfg.model, width=max(640, 128 * -(-(longest + 64) // 128)),
+                                    steps=copy_steps, lr=copy_lr, say=self.say)
         t_copy = time.monotonic() - t0 - t_demo
         history: list[dict[str, Any]] = []
         losses = sft(model, self.episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=self.cfg.run.seed,
-                     full=True, target_success=target_success, eval_every=eval_every, history=history)
+                     full=True, target_success=target_success, eval_every=eval_every, history=history,
+                     decay=decay)
         self.base_dir = self.out / "warm"
         model.save_pretrained(str(self.base_dir))
         tok.save_pretrained(str(self.base_dir))
@@ -231,16 +288,17 @@ class LearningStudy:
                             final_entropy=rows[-1].get("policy/entropy") if rows else None,
                             final_kl_ref=rows[-1].get("policy/kl_ref") if rows else None)
 
-    def sft_continued(self, *, seconds: float, lr: float, batch_rows: int = 8) -> dict[str, Any]:
+    def sft_continued(self, *, seconds: float, lr: float, batch_rows: int = 8, decay: bool = True) -> dict[str, Any]:
         """Behaviour cloning continued from the warm start on the same train demonstrations for
-        `seconds` of wall time (the compute of an RL arm), then the held-out evaluation."""
+        `seconds` of wall time (the compute of an RL arm), then the held-out evaluation; `decay`:
+        the learning rate falls linearly to 0 over those seconds, as in the warm start."""
         from .models import load_base
         from .sft import sft
 
         model, tok = load_base(self._warm_cfg().model)
         t0 = time.monotonic()
         losses = sft(model, self.episodes, steps=10**9, lr=lr, batch_rows=batch_rows, seed=self.cfg.run.seed + 1,
-                     full=True, max_seconds=seconds)
+                     full=True, max_seconds=seconds, decay=decay)
         train_s = time.monotonic() - t0
         engine = self._engine(model.eval(), tok)
         return self._record("sft-continued", [self.heldout.run(engine, tok, 0.0), self.heldout.run(engine, tok, 1.0)],

@@ -142,7 +142,64 @@ def test_copy_pretraining_teaches_the_random_base_to_copy_from_its_context():
 
     torch.set_num_threads(1)
     tok = build_tiny_tokenizer()
+    # the first stage (the copy at a fixed offset): fast, and below chance only by copying
     losses = copy_pretrain(build_tiny_model(tok), len(tok), steps=300, seed=0, skip_ids=tok.all_special_ids)
+    assert len(losses) == 300
     chance = math.log(len(tok) - len(tok.all_special_ids))  # a random id cannot be predicted otherwise
     assert sum(losses[:10]) / 10 > 0.9 * chance
-    assert sum(losses[-20:]) / 20 < 0.6 * chance  # only copying the first span gets below chance
+    assert sum(losses[-20:]) / 20 < 0.6 * chance
+
+
+def test_copy_rows_put_the_copy_at_a_random_place_after_the_fixed_offset_stage():
+    import torch
+
+    from codegym.trainer.sft import COPY_STAGES, CopyStage, copy_rows
+
+    gen = torch.Generator().manual_seed(0)
+    allowed = torch.arange(3, 2048)
+    fixed, *later = COPY_STAGES
+    assert fixed.fixed_offset and not any(st.fixed_offset for st in later)
+
+    def offsets(stage):
+        ids, mask = copy_rows(gen, allowed, stage)
+        assert ids.shape == mask.shape == (stage.rows, stage.width) and int(ids.min()) >= 3
+        out = set()
+        for r in range(stage.rows):
+            at = mask[r].nonzero()[:, 0].tolist()
+            assert at == list(range(at[0], at[-1] + 1)) and stage.span[0] - 1 <= len(at) <= stage.span[1] - 1
+            start = at[0] - 1  # the copy's first token (not a target)
+            k = len(at) + 1
+            # the earlier occurrence: the one place before the copy holding the same k ids
+            hits = [p for p in range(0, start - k + 1) if torch.equal(ids[r, p: p + k], ids[r, start: start + k])]
+            assert hits, "a target is not a copy of earlier context"
+            out.add(start - hits[0])
+        return out
+
+    assert offsets(fixed) == {40}  # noise 16, span 24: always 40 back (a positional head solves it)
+    spread = offsets(CopyStage(steps=1, width=96, rows=32, span=(8, 40)))
+    assert len(spread) > 10  # random places: only matching the content finds the copy
+
+
+def test_copy_base_is_cached_by_what_determines_it(tmp_path, monkeypatch):
+    import torch
+
+    from codegym.trainer.config import ModelConfig
+    from codegym.trainer.learning import copy_base
+    from codegym.trainer.models import load_base
+
+    monkeypatch.setenv("CODEGYM_CACHE", str(tmp_path))
+    torch.set_num_threads(1)
+    cfg = ModelConfig(base="tiny")
+    said: list[str] = []
+    a, tok = load_base(cfg)
+    la = copy_base(a, tok, cfg, width=128, steps=3, say=said.append)
+    b, _ = load_base(cfg)
+    lb = copy_base(b, tok, cfg, width=128, steps=3, say=said.append)
+    assert len(la) == 3 and la == lb and "cached" in said[1] and "cached" not in said[0]
+    assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
+    fresh, _ = load_base(cfg)
+    assert not all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), fresh.state_dict().values(),
+                                                      strict=True))  # it did train
+    c, _ = load_base(cfg)
+    copy_base(c, tok, cfg, width=128, steps=4, say=said.append)  # another cap: another entry
+    assert "cached" not in said[2] and len(list(tmp_path.glob("tiny/copy-*"))) == 2

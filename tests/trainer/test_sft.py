@@ -84,3 +84,27 @@ def test_sft_stops_at_its_wall_time_budget():
     losses = sft(base, episodes, steps=10**9, lr=1e-3, batch_rows=1, full=True, max_seconds=1.0)
     took = time.monotonic() - t0
     assert len(losses) >= 1 and 1.0 <= took < 1.0 + 10 * step_s + 1.0
+
+
+def test_sft_decay_lowers_the_learning_rate_linearly_to_zero(monkeypatch):
+    """`decay=True`: lr_k = lr * (1 - k / steps), so the warm start ends where the demonstrations'
+    mix puts it, not where its last batches pushed it."""
+    import torch
+
+    tasks = [t for t in load_tasks("toy") if t.instance_id == "toy-add-typo"]
+    base, tok = load_base(ModelConfig(base="tiny"))
+    make_env = lambda: gym.make("codegym/Toy-v0", backend="docker", max_turns=2, tools=["create", "submit"])  # noqa: E731
+    episodes = oracle_episodes(make_env, tok, tasks)
+    seen: list[float] = []
+    real_step = torch.optim.AdamW.step
+
+    def spy(self, *a, **kw):
+        seen.append(self.param_groups[0]["lr"])
+        return real_step(self, *a, **kw)
+
+    monkeypatch.setattr(torch.optim.AdamW, "step", spy)
+    sft(base, episodes, steps=4, lr=1e-3, batch_rows=1, full=True, decay=True)
+    assert seen == pytest.approx([1e-3, 7.5e-4, 5e-4, 2.5e-4])
+    seen.clear()
+    sft(base, episodes, steps=3, lr=1e-3, batch_rows=1, full=True)
+    assert seen == pytest.approx([1e-3] * 3)  # constant by default
