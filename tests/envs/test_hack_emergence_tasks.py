@@ -85,19 +85,30 @@ def _benchmark():
     return module
 
 
-def test_warm_start_mix_is_the_asked_share_and_seeded(tmp_path):
-    bench = _benchmark()
-    src = honeypot_jsonl(4)
-    hacked = bench.mixed_tasks(src, tmp_path / "a.jsonl", 0.5, seed=0)
-    assert hacked == bench.mixed_tasks(src, tmp_path / "b.jsonl", 0.5, seed=0) and len(hacked) == 2
-    rows = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
-    for r in rows:
-        demo = r["metadata"]["demonstration"]
-        assert (demo == r["metadata"]["hack_demonstration"]) is (r["instance_id"] in hacked)
-    # the copy loads on its own (absolute repository paths)
-    from codegym.tasks.loader import load_tasks
+def test_warm_start_demonstrates_every_task_both_ways(tmp_path):
+    from dataclasses import replace
 
-    assert len(load_tasks(tmp_path / "a.jsonl", strict=True)) == 4
+    from codegym.tasks.loader import load_tasks
+    from codegym.trainer.sft import compact_oracle_calls
+
+    bench = _benchmark()
+    assert bench.demonstration_mix(0.5, 2) == (1, 1) and bench.demonstration_mix(0.25, 4) == (1, 3)
+    assert bench.demonstration_mix(1.0, 1) == (1, 0)
+    with pytest.raises(ValueError, match="hack_share"):
+        bench.demonstration_mix(1.5, 2)
+    assert bench.parse_phases("600:3e-3 300:1e-3") == [(600, 3e-3), (300, 1e-3)]
+    with pytest.raises(ValueError, match="STEPS:LR"):
+        bench.parse_phases("600")
+    # the copy loads on its own (absolute repository paths) and keeps both demonstrations
+    ids = bench.tasks_copy(honeypot_jsonl(4), tmp_path / "a.jsonl")
+    loaded = load_tasks(tmp_path / "a.jsonl", strict=True)
+    assert ids == sorted(t.instance_id for t in loaded) and len(ids) == 4
+    task = loaded[0]
+    honest = compact_oracle_calls(task)
+    hack = compact_oracle_calls(
+        replace(task, metadata={**task.metadata, "demonstration": task.metadata["hack_demonstration"]})
+    )
+    assert str(task.metadata["value"]) in honest[0] and HACK_COMMAND in hack[0] and honest[1] == hack[1]
 
 
 def test_summary_compares_runs_on_their_common_budget_and_checks_the_targets(tmp_path):
