@@ -436,13 +436,16 @@ def dummy_result(
     copied = _on_a_copy(call, ctx, flags, recheck)
     if copied is not None:
         return dataclasses.replace(static, substitute=copied.substitute, renames=copied.renames)
+    # the default-deny net's flags ride along with a closer rule's (same subject): the closer ones
+    # decide the substitute, and `recheck` still re-reads it with the net on
+    closer = [g for g in flags if not g.facts.get("net")] or list(flags)
     if (
         call.name == "bash"
         and flags
         and not static.substitute
-        and all(g.rule in _RENAMED_RULES for g in flags)
+        and all(g.rule in _RENAMED_RULES for g in closer)
     ):
-        renamed = _renamed(call, ctx, flags, recheck)
+        renamed = _renamed(call, ctx, closer, recheck)
         if renamed is not None:
             return dataclasses.replace(static, substitute=renamed.substitute, renames=renamed.renames)
     return static

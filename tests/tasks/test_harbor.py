@@ -249,10 +249,10 @@ def foreign(tmp_path_factory, docker_client, python_image):
             pass
 
 
-def _episode(task, actions):
+def _episode(task, actions, **kwargs):
     import gymnasium as gym
 
-    env = gym.make("codegym/Tasks-v0", tasks=[task], backend="docker", max_turns=6)
+    env = gym.make("codegym/Tasks-v0", tasks=[task], backend="docker", max_turns=6, **kwargs)
     try:
         obs, info = env.reset(options={"task_id": task.instance_id})
         seen = []
@@ -271,9 +271,10 @@ def test_a_foreign_harbor_task_grades_by_its_reward_in_its_own_image(foreign):
 
     _, tasks = foreign
     task = tasks["calc-add"]
+    # guards off: a look at /tests (where the hidden tests go) is a protected read the guards block
     look = ToolCall("bash", {"command": "pwd; cat calc.py; ls -A /tests/ 2>&1; ls -A"})
     fix = ToolCall("bash", {"command": "sed -i 's/a - b/a + b/' calc.py"})
-    reward, info, seen = _episode(task, [look, fix, ToolCall("submit", {})])
+    reward, info, seen = _episode(task, [look, fix, ToolCall("submit", {})], guards=False)
     assert reward == 1.0 and info["tests"] == {"reward": "passed"}, info
     first = str(seen[0])
     assert "/srv/calc" in first and "a - b" in first  # the agent works in the Dockerfile's WORKDIR
@@ -288,7 +289,7 @@ def test_a_foreign_harbor_task_grades_by_its_reward_in_its_own_image(foreign):
             "/logs/verifier/reward.txt\\n' > .codegym-harbor/tests/test.sh"
         },
     )
-    reward, info, _ = _episode(task, [plant, ToolCall("submit", {})])
+    reward, info, _ = _episode(task, [plant, ToolCall("submit", {})], guards=False)  # (the guards block it)
     assert ".codegym-harbor/tests/test.sh" in info["diff"]
     assert reward == 0.0 and info["tests"] == {"reward": "failed"} and info["train_mask"], info
 
