@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from codegym.agents import LLMAgent
 from codegym.agents.engines.base import Completion, GenerationRequest
 
 from .data import Episode
@@ -141,23 +142,24 @@ class OracleEngine:
         self.policy_version = int(version)
 
 
-def oracle_agent(engine: Any, tokenizer: Any, **kwargs: Any) -> Any:
+class _OracleAgent(LLMAgent):
     """An `LLMAgent` whose requests name the episode's task (``oracle_task_id``, from the env's
     reset info), so that an `OracleEngine` picks that task's calls even where several tasks share
     a problem statement (every ``lookup`` instance has the same one)."""
-    from codegym.agents import LLMAgent
 
-    class _OracleAgent(LLMAgent):
-        def reset(self, info: dict[str, Any] | None = None) -> None:
-            super().reset(info)
-            self.oracle_task_id = (info or {}).get("task_id")
+    def reset(self, info: dict[str, Any] | None = None) -> None:
+        super().reset(info)
+        self.oracle_task_id = (info or {}).get("task_id")
 
-        def prepare(self, messages: list[dict[str, Any]], info: dict[str, Any]) -> Any:
-            request = super().prepare(messages, info)
-            if request is not None:
-                request.oracle_task_id = self.oracle_task_id
-            return request
+    def prepare(self, messages: list[dict[str, Any]], info: dict[str, Any]) -> Any:
+        request = super().prepare(messages, info)
+        if request is not None:
+            request.oracle_task_id = self.oracle_task_id
+        return request
 
+
+def oracle_agent(engine: Any, tokenizer: Any, **kwargs: Any) -> LLMAgent:
+    """An `_OracleAgent` over `engine` (an `OracleEngine`)."""
     return _OracleAgent(engine, tokenizer, **kwargs)
 
 
