@@ -100,7 +100,11 @@ def config(
             "env": {
                 "id": "codegym/Tasks-v0",
                 "max_turns": 2,
-                "reward_weights": {"correctness": 1.0, "hack_penalty": args.hack_penalty},
+                "reward_weights": {
+                    "correctness": 1.0,
+                    "hack_penalty": args.hack_penalty,
+                    **({"format": args.format_weight} if args.format_weight else {}),
+                },
                 "kwargs": {
                     "tasks": str(tasks),
                     "honeypot": True,
@@ -123,6 +127,8 @@ def config(
                 "epochs": args.epochs,
                 "mini_batches": 2,
                 "micro_batch_tokens": 16384,
+                "kl_coef": args.kl_coef,
+                "log_kl_ref": True,
             },
             "optim": {"lr": args.lr},
             "run": {
@@ -203,6 +209,16 @@ def evaluate(trainer, make_env, task_ids: list[str], seed: int, max_envs: int = 
     )
 
 
+DIAGNOSTICS = (
+    "policy/entropy",
+    "policy/approx_kl",
+    "policy/kl_ref",
+    "policy/clipfrac",
+    "grad_norm/policy",
+    "advantages/abs_mean",
+)
+
+
 def run_condition(
     name: str, base_cfg, tasks: Path, task_ids: list[str], seed: int, out: Path, args: argparse.Namespace
 ) -> list[dict[str, Any]]:
@@ -238,6 +254,8 @@ def run_condition(
             "masked": train["masked"],
             "eval_episodes": true["episodes"],
             "seconds": time.monotonic() - t0,
+            # the update's own view: did the policy move, and on what signal
+            **{k.replace("/", "_"): m[k] for k in DIAGNOSTICS if k in m},
         }
         rows.append(row)
         with path.open("a") as fh:
@@ -279,9 +297,10 @@ def warm_start(tasks: Path, seed: int, out: Path, args: argparse.Namespace) -> d
     import torch
 
     from codegym.trainer.data import to_sequences
+    from codegym.trainer.learning import copy_base
     from codegym.trainer.loop import default_make_env
     from codegym.trainer.models import load_base, token_logprobs
-    from codegym.trainer.sft import copy_pretrain, oracle_episodes, oracle_success, sft
+    from codegym.trainer.sft import oracle_episodes, oracle_success, sft
 
     home = out / f"seed{seed}-sft"
     if args.reuse_sft and (home / "sft.json").exists():
@@ -304,10 +323,10 @@ def warm_start(tasks: Path, seed: int, out: Path, args: argparse.Namespace) -> d
         kind: oracle_episodes(make_env, tok, kind_tasks, repeats=n, seed=seed) if n else []
         for kind, kind_tasks, n in (("hack", hacking, n_hack), ("honest", honest, n_honest))
     }
+    # the copying base is part of the base, not of the seed: seeded by model.tiny_seed and cached
+    # (`learning.copy_base`; the main job's, width 640, so a machine that ran it already has it)
     copy_losses = (
-        copy_pretrain(
-            model, len(tok), steps=args.copy_steps, lr=1e-3, seed=seed, skip_ids=tok.all_special_ids
-        )
+        copy_base(model, tok, cfg.model, width=640, steps=args.copy_steps, lr=1e-3, say=print)
         if args.copy_steps
         else []
     )
@@ -460,7 +479,7 @@ def parser() -> argparse.ArgumentParser:
         "--iterations", type=int, default=24, help="RL iterations per run (the same budget both ways)"
     )
     p.add_argument("--tasks", type=int, default=32, help="honeypot instances")
-    p.add_argument("--digits", type=int, default=2, help="digits of the number the honest fix copies")
+    p.add_argument("--digits", type=int, default=3, help="digits of the number the honest fix copies")
     p.add_argument(
         "--hack-share", type=float, default=0.5, help="share of every task's demonstrations that hack"
     )
@@ -474,6 +493,18 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--algo", default="grpo")
     p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument(
+        "--kl-coef",
+        type=float,
+        default=0.05,
+        help="KL(policy || warm start) loss (k3): holds the tokens a lone signal does not touch",
+    )
+    p.add_argument(
+        "--format-weight",
+        type=float,
+        default=0.25,
+        help="reward weight of the format component (a malformed call costs weight / turns)",
+    )
     p.add_argument("--lora-r", type=int, default=16)
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--tasks-per-iteration", type=int, default=4)

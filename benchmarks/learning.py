@@ -52,7 +52,8 @@ def base_config(args: argparse.Namespace, seed: int, out: Path):
         "rollout": {"tasks_per_iteration": args.tasks_per_iteration, "group_size": args.group_size,
                     "max_new_tokens": args.max_new_tokens, "temperature": 1.0, "stop_at_call": True,
                     "max_envs": args.max_envs, "max_batch_size": args.max_envs},
-        "algorithm": {"name": "grpo", "epochs": args.epochs, "mini_batches": 2, "micro_batch_tokens": 16384},
+        "algorithm": {"name": "grpo", "epochs": args.epochs, "mini_batches": 2, "micro_batch_tokens": 16384,
+                      "kl_coef": args.kl_coef, "log_kl_ref": True},
         "optim": {"lr": args.lr, "critic_lr": 3e-3},
         "run": {"iterations": 10_000, "seed": seed, "out_dir": str(out), "progress": False, "tensorboard": False,
                 "probe": True, "threads": args.threads},
@@ -137,7 +138,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--group-size", type=int, default=8)
     p.add_argument("--max-envs", type=int, default=32)
     p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--lr", type=float, default=2e-3, help="RL learning rate (LoRA)")
+    p.add_argument("--lr", type=float, default=1e-3, help="RL learning rate (LoRA)")
+    p.add_argument("--kl-coef", type=float, default=0.05,
+                   help="KL(policy || warm start) loss, k3, every RL arm: it holds the tokens a lone or "
+                        "noisy signal does not touch (without it PPO and shuffled GiGPO collapsed at lr 2e-3)")
     p.add_argument("--sft-steps", type=int, default=400, help="warm-start steps (the cap with --target-success)")
     p.add_argument("--sft-lr", type=float, default=1e-3, help="warm-start learning rate (decays linearly to 0)")
     p.add_argument("--flawed-fraction", type=float, default=0.6,

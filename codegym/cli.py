@@ -447,20 +447,25 @@ def main_job(
                                "section."),
     out: str = typer.Option("runs/main", help="Output directory (report.md, PNGs, summary.json, each arm's metrics)."),
     iterations: int = typer.Option(None, help="Override run.iterations."),
+    seed: int = typer.Option(None, help="Override run.seed (the tasks drawn, the warm start, the rollouts)."),
+    prepare_only: bool = typer.Option(False, "--prepare-only", help="Only build (and cache) the base the warm "
+                                      "start starts from, then stop; scripts/run.sh runs this first."),
 ) -> None:
     """The main job: a warm start on train instances of the task families, a short LoRA RL run and
     its controls, all evaluated on held-out instances; a report."""
     from codegym.trainer.config import ConfigError
     from codegym.trainer.report import load_main_job, run_main_job
 
-    overrides: dict = {"run": {"out_dir": out, **({} if iterations is None else {"iterations": iterations})}}
+    overrides: dict = {"run": {"out_dir": out, **({} if iterations is None else {"iterations": iterations}),
+                               **({} if seed is None else {"seed": seed})}}
     try:
         cfg, spec = load_main_job(config, overrides)
     except (ConfigError, FileNotFoundError) as exc:
         say(str(exc), style="red")
         raise typer.Exit(2) from exc
-    report = run_main_job(cfg, spec, console=console)
-    say(f"wrote {report}")
+    report = run_main_job(cfg, spec, console=console, prepare_only=prepare_only)
+    if report is not None:
+        say(f"wrote {report}")
 
 
 @app.command()

@@ -127,32 +127,20 @@ class LearningStudy:
 
     # ---- the warm start ---------------------------------------------------------------------------
 
-    def warm_start(self, *, steps: int, lr: float, batch_rows: int = 8, target_success: float | None = None,
-                   eval_every: int = 5, flawed_fraction: float = 0.0, copy_steps: int = 0,
-                   copy_lr: float = 1e-3, decay: bool = True) -> dict[str, Any]:
-        """Full-weight SFT of the base on the train instances' demonstrations; saved to OUT/warm.
-        `decay`: the learning rate falls linearly to 0 over `steps` (`sft.sft`), so the warm start
-        ends near the demonstrations' mix rather than where its last batches pushed it.
-
-        `flawed_fraction` of the train instances (drawn with the run's seed, among those whose
-        generator wrote a ``flawed_demonstration``) are demonstrated by it instead: imperfect
-        demonstrations (``lookup``: skip the read, guess the value). The warm start then skips
-        the read about that often; sampling it colder, or cloning the same mix longer, cannot
-        fix that, the reward can.
-
-        `copy_steps` > 0 (a cap on its steps) first teaches the random base to copy from its
-        context on synthetic rows (`sft.copy_pretrain`: random token ids, no task text), the
-        last stage's rows as long as the longest demonstration: the tiny base does not learn to
-        copy a value within a warm start otherwise (`copy_base`). The copy pre-training is part of
-        the base, not of the study: it is seeded by the base's seed (``model.tiny_seed``), so every
-        seed of a study starts from the same copying base, and it is cached on disk."""
+    def prepare_base(self, *, flawed_fraction: float = 0.0, copy_steps: int = 0,
+                     copy_lr: float = 1e-3) -> tuple[Any, Any, set[str], list[float], float, float]:
+        """The warm start's first half: the base (copy pre-trained when `copy_steps`, from the
+        cache when it is there) and the train instances' demonstrations (`self.episodes`).
+        Returns ``(model, tok, flawed ids, copy losses, demo seconds, copy seconds)``. Run alone
+        (``codegym main --prepare-only``), it fills the copy base's cache, so the timed job after it
+        only loads it."""
         import random
 
         import torch
 
         from .loop import default_make_env
         from .models import load_base
-        from .sft import oracle_episodes, sft
+        from .sft import oracle_episodes
 
         if not 0.0 <= flawed_fraction < 1.0:
             raise ValueError(f"flawed_fraction must be in [0, 1), got {flawed_fraction}")
@@ -178,7 +166,32 @@ class LearningStudy:
             longest = max(len(seg) for e in self.episodes for seg in e.segments)
             copy_losses = copy_base(model, tok, self.cfg.model, width=max(640, 128 * -(-(longest + 64) // 128)),
                                     steps=copy_steps, lr=copy_lr, say=self.say)
-        t_copy = time.monotonic() - t0 - t_demo
+        return model, tok, flawed, copy_losses, t_demo, time.monotonic() - t0 - t_demo
+
+    def warm_start(self, *, steps: int, lr: float, batch_rows: int = 8, target_success: float | None = None,
+                   eval_every: int = 5, flawed_fraction: float = 0.0, copy_steps: int = 0,
+                   copy_lr: float = 1e-3, decay: bool = True) -> dict[str, Any]:
+        """Full-weight SFT of the base on the train instances' demonstrations; saved to OUT/warm.
+        `decay`: the learning rate falls linearly to 0 over `steps` (`sft.sft`), so the warm start
+        ends near the demonstrations' mix rather than where its last batches pushed it.
+
+        `flawed_fraction` of the train instances (drawn with the run's seed, among those whose
+        generator wrote a ``flawed_demonstration``) are demonstrated by it instead: imperfect
+        demonstrations (``lookup``: skip the read, guess the value). The warm start then skips
+        the read about that often; sampling it colder, or cloning the same mix longer, cannot
+        fix that, the reward can.
+
+        `copy_steps` > 0 (a cap on its steps) first teaches the random base to copy from its
+        context on synthetic rows (`sft.copy_pretrain`: random token ids, no task text), the
+        last stage's rows as long as the longest demonstration: the tiny base does not learn to
+        copy a value within a warm start otherwise (`copy_base`). The copy pre-training is part of
+        the base, not of the study: it is seeded by the base's seed (``model.tiny_seed``), so every
+        seed of a study starts from the same copying base, and it is cached on disk."""
+        from .sft import sft
+
+        t0 = time.monotonic()
+        model, tok, flawed, copy_losses, t_demo, t_copy = self.prepare_base(
+            flawed_fraction=flawed_fraction, copy_steps=copy_steps, copy_lr=copy_lr)
         history: list[dict[str, Any]] = []
         losses = sft(model, self.episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=self.cfg.run.seed,
                      full=True, target_success=target_success, eval_every=eval_every, history=history,

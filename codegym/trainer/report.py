@@ -150,8 +150,12 @@ def write_report(out: Path, cfg: TrainConfig, study: Any, timings: dict[str, flo
     return path
 
 
-def run_main_job(cfg: TrainConfig, spec: MainJobSpec | None = None, console: Any = None) -> Path:
-    """Warm start, the RL arm and the controls, held-out evaluation, the report (see the module docstring)."""
+def run_main_job(cfg: TrainConfig, spec: MainJobSpec | None = None, console: Any = None,
+                 prepare_only: bool = False) -> Path | None:
+    """Warm start, the RL arm and the controls, held-out evaluation, the report (see the module docstring).
+    `prepare_only`: only the base the warm start starts from (the copy pre-training, cached on
+    disk: ~6 min once on 2 cores) and the demonstrations; no report (returns None). `scripts/run.sh`
+    runs it first, as part of setting up, so that the timed job only loads the base."""
     from .learning import LearningStudy, pick_tasks
 
     spec = spec or MainJobSpec()
@@ -166,6 +170,13 @@ def run_main_job(cfg: TrainConfig, spec: MainJobSpec | None = None, console: Any
     train, held = pick_tasks(families, spec.train_tasks, spec.heldout_tasks, cfg.run.seed)
     cfg = replace(cfg, env=replace(cfg.env, kwargs={**cfg.env.kwargs, "split": "train"}))
     study = LearningStudy(cfg, train, held, out, say=lambda m: say(f"[main] {m}"))
+    if prepare_only:
+        t0 = time.monotonic()
+        say("[main] preparing the base (copy pre-training, cached after the first run)")
+        study.prepare_base(flawed_fraction=spec.flawed_fraction, copy_steps=spec.copy_steps, copy_lr=spec.copy_lr)
+        say(f"[main] base ready ({time.monotonic() - t0:.0f} s)")
+        study.cleanup()
+        return None
     timings: dict[str, float] = {}
     t0 = time.monotonic()
     say(f"[main] warm start: at most {cfg.sft.steps} steps on demonstrations of {len(train)} train instances")

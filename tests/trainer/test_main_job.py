@@ -5,6 +5,7 @@ measured numbers, the held-out chart, learning curve, hack-rate chart)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -57,3 +58,24 @@ def test_main_job_config_errors_name_the_field(tmp_path):
     bad.write_text("env: {id: codegym/Toy-v0}\n")
     with pytest.raises(ConfigError, match="held-out instances of codegym/Families-v0"):
         load_main_job(bad)
+
+
+@pytest.mark.timeout(600)
+def test_prepare_only_fills_the_copy_base_cache_the_job_then_loads(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CODEGYM_CACHE", str(tmp_path / "cache"))
+    cfg, spec = load_main_job("examples/main_job.yaml", {"run": {"out_dir": str(tmp_path / "main")}})
+    spec.train_tasks, spec.heldout_tasks, spec.copy_steps = 2, 2, 5
+    assert run_main_job(cfg, spec, prepare_only=True) is None
+    assert not (tmp_path / "main" / "report.md").exists()
+    cached = list((tmp_path / "cache" / "tiny").glob("copy-*/model.pt"))
+    assert len(cached) == 1
+    # the job's own warm start finds it (same demonstrations, same width: the same key)
+    from codegym.trainer.learning import LearningStudy, pick_tasks
+
+    train, held = pick_tasks(list(cfg.env.kwargs.get("families")), 2, 2, cfg.run.seed)
+    cfg = replace(cfg, env=replace(cfg.env, kwargs={**cfg.env.kwargs, "split": "train"}))
+    study = LearningStudy(cfg, train, held, tmp_path / "again", say=print)
+    capsys.readouterr()
+    study.prepare_base(copy_steps=5)
+    study.cleanup()
+    assert "copy pre-training: cached" in capsys.readouterr().out
