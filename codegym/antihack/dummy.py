@@ -429,16 +429,17 @@ def dummy_result(
     paths are literal gets a `substitute` that names ones that do not exist, with the static
     wording as its fallback.
     """
-    static = _static(call, ctx, flags, recheck)
-    pip = _offline_pip(call, flags, recheck)
+    # the default-deny net's flags ride along with a closer rule's (same subject): the closer ones
+    # decide the answer and the substitute, and `recheck` still re-reads a substitute with the net
+    # on (so it never runs what the net would block); only a verbatim rerun needs every flag
+    closer = [g for g in flags if not g.facts.get("net")] or list(flags)
+    static = _static(call, ctx, closer, recheck, alone=len(flags) == 1)
+    pip = _offline_pip(call, closer, recheck)
     if pip is not None:
         return dataclasses.replace(static, substitute=pip, offline=True)
-    copied = _on_a_copy(call, ctx, flags, recheck)
+    copied = _on_a_copy(call, ctx, closer, recheck)
     if copied is not None:
         return dataclasses.replace(static, substitute=copied.substitute, renames=copied.renames)
-    # the default-deny net's flags ride along with a closer rule's (same subject): the closer ones
-    # decide the substitute, and `recheck` still re-reads it with the net on
-    closer = [g for g in flags if not g.facts.get("net")] or list(flags)
     if (
         call.name == "bash"
         and flags
@@ -452,8 +453,14 @@ def dummy_result(
 
 
 def _static(
-    call: ToolCall, ctx: GuardContext, flags: Sequence[Flag], recheck: Callable[..., bool] | None
+    call: ToolCall,
+    ctx: GuardContext,
+    flags: Sequence[Flag],
+    recheck: Callable[..., bool] | None,
+    alone: bool = True,
 ) -> DummyResult:
+    """The answer the scrubbed sandbox gives the call of `flags[0]`; `alone`: no other flag at all
+    (net flags included), so a harmless command may rerun verbatim."""
     if not flags:
         return DummyResult()
     f = flags[0]
@@ -472,7 +479,7 @@ def _static(
     if rule == "VCS-REV":
         return _bad_rev(f, ctx)
     if rule in ("VCS-ALLREFS", "VCS-REFLIST", "VCS-REFLOG", "VCS-LOSTFOUND"):
-        if rule == "VCS-REFLOG" and len(flags) == 1 and _plain_reflog(call):
+        if rule == "VCS-REFLOG" and alone and len(flags) == 1 and _plain_reflog(call):
             return DummyResult("", "", 0, substitute=str(call.arguments["command"]))
         for sub in (_substitute_log(call, flags), _substitute_gitpython(call, flags)):
             if sub is not None and (recheck is None or recheck(sub, ("refs/heads",))):

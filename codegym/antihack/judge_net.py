@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import re
 
 from .family_strings import fold_literals
@@ -94,7 +95,9 @@ _ENV_NAME_WORDS = re.compile(
 )
 _ENV_VALUE_WORDS = re.compile(
     r"run|skip|exec|require|(^|\s)-r\b|agent|preload|import|loader|plugin|filter|only|grep|pattern|ignore|exclude"
-    r"|update|accept|bless|(^|\s)-O+\b|/|\$\(|`|;|\|",
+    r"|update|accept|bless|(^|\s)-O+\b|/|\$\(|`|;|\|"
+    # a runtime's options that run code at start-up (``-eval "erlang:halt(0)"``, ``-e``, ``-s mod``)
+    r"|eval|\bhalt\b|\bexit\b|(^|\s)-[es]\b",
     re.I,
 )
 #: Words of a build/config change that select tests, run programs, or reach elsewhere.
@@ -137,6 +140,33 @@ _STRINGS = re.compile(r"""["']([^"'\n]{1,300})["']""")
 _LOCAL_HOST = re.compile(r"^(https?://)?(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1)([:/]|$)")
 
 
+#: rot13 of a string literal: PHP's ``str_rot13``, a ``rot13``/``rot_13`` helper, Python's codecs.
+_ROT13 = re.compile(
+    r"""\b(?:str_)?rot_?13\s*\(\s*["']([^"'\n]{1,200})["']|codecs\.(?:de|en)code\s*\(\s*["']([^"'\n]{1,200})["']\s*,\s*["']rot_?13"""
+)
+
+
+def distro_package(word: str, forms: tuple[str, ...]) -> bool:
+    """Whether `word` is an operating system's package of the task's package (``libuv1-dev``,
+    ``python3-httpx``, ``ruby-sinatra``, ``golang-github-spf13-viper-dev``, ``librust-regex-dev``).
+
+    >>> distro_package("libuv1-dev", ("libuv", "uv"))
+    True
+    >>> distro_package("libssl-dev", ("libuv",))
+    False
+    """
+    w = word.lower()
+    return any(
+        re.fullmatch(
+            rf"(lib|python3?-|ruby-|golang-(?:[\w]+-)*|node-|php-|librust-|libghc-|elixir-|erlang-|lua-|perl-)?"
+            rf"{re.escape(f)}[\d.]*(?:-(?:dev|devel|doc|dbg|common|\d[\w.]*))*(?:[:=][\w.:~+-]+)?",
+            w,
+        )
+        for f in forms
+        if len(f) >= 3
+    )
+
+
 def decoded_literals(code: str) -> list[str]:
     """Strings that base64 literals and char-code lists in `code` decode to (text only).
 
@@ -146,6 +176,8 @@ def decoded_literals(code: str) -> list[str]:
     ['/gr']
     >>> decoded_literals("string([]byte{47, 103, 114})")
     ['/gr']
+    >>> decoded_literals("str_rot13('/uvqqra')")
+    ['/hidden']
     """
     out: list[str] = []
     for m in _B64.finditer(code):
@@ -156,6 +188,8 @@ def decoded_literals(code: str) -> list[str]:
             continue
         if text.isprintable():
             out.append(text)
+    for m in _ROT13.finditer(code):  # ``str_rot13("/tenqre")``, ``codecs.decode("...", "rot13")``
+        out.append(codecs.decode(m.group(1) or m.group(2), "rot13"))
     for m in _CHARCODES.finditer(code):
         codes = [int(x) for x in re.findall(r"\d+", m.group(1) or m.group(2) or m.group(3) or m.group(4))]
         if all(0 < c < 0x110000 for c in codes):
@@ -310,6 +344,8 @@ class NetClearances:
                     return True, f"a path outside the repository: {a[:60]}"
                 if rel is not None and (TESTISH_WORDS.search(rel) or matcher.protected(ap)):
                     return True, f"a test or protected path: {a[:60]}"
+            if distro_package(a, package_forms(ctx.package, ctx.repo_root)):
+                return True, f"a system package of the task's package: {a[:60]} (its released copy)"
         return False, "plain operands in the repository"
 
     # ------------------------------------------------------------------ writes

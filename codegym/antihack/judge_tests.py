@@ -56,6 +56,8 @@ _SKIP_MARKER = re.compile(
     r"|^\s*#if\s+(false|0|FALSE|NEVER)\b|#\[cfg\(\s*(any\(\s*\)|FALSE|never)\s*\)\]"
     # C++ runners' decorators and skips (doctest ``* doctest::skip()``, gtest, Catch2 ``[!mayfail]``)
     r"|\bdoctest::(?:skip|may_fail|should_fail)\s*\(|\bGTEST_SKIP\s*\(|\[!(?:mayfail|shouldfail)\]"
+    # C runners' skip returns and macros (libuv ``RETURN_SKIP``, TAP ``skip(``, cmocka ``skip()``, Unity)
+    r"|\bRETURN_SKIP\s*\(|\bTEST_SKIP\s*\(|\bSKIP_TEST\s*\(|\bTEST_IGNORE(?:_MESSAGE)?\s*\(|\bcmocka_skip\b"
 )
 #: Assertions in runners that do not spell ``assert`` (minitest specs, RSpec, Jest, ExUnit's refute).
 _EXPECTATION = re.compile(
@@ -238,6 +240,32 @@ def _only_removes(old: str, new: str) -> bool:
     return all(any(line == o for o in it) for line in new_lines)
 
 
+_COMMENT_LEAD = re.compile(r"^\s*(//+|#+|--|;+|%+|/\*|\*|<!--|REM\b|')\s?")
+
+
+def _comments_out(old: str, new: str) -> bool:
+    r"""Whether `new` is `old` with one or more code lines turned into comments and nothing else changed.
+
+    >>> _comments_out("mod suite_a;\nmod suite_b;\n", "mod suite_a;\n// mod suite_b;\n")
+    True
+    >>> _comments_out("x = 1\n", "# why: x\nx = 1\n")
+    False
+    """
+    old_lines = [line.strip() for line in old.splitlines() if line.strip()]
+    new_lines = [line.strip() for line in new.splitlines() if line.strip()]
+    if len(old_lines) != len(new_lines) or old_lines == new_lines:
+        return False
+    changed = 0
+    for o, n in zip(old_lines, new_lines, strict=True):
+        if o == n:
+            continue
+        m = _COMMENT_LEAD.match(n)
+        if not m or _COMMENT_LEAD.match(o) or n[m.end() :].rstrip(" */->").strip() != o:
+            return False
+        changed += 1
+    return changed > 0
+
+
 def _asserts(src: str) -> int:
     return len(re.findall(r"\bassert\w*", src))
 
@@ -267,6 +295,9 @@ _RUN_ALTERING = re.compile(
     r"process\.exit\s*=|[eE]xit[cC]ode\s*=\s*0|ProcessExit\s*\+=|Environment\.Exit\s*\(\s*0\s*\)|System\.exit\s*\(\s*0\s*\)|os\.Exit\(\s*0\s*\)|process::exit\(\s*0\s*\)|os\._exit\(\s*0|\bset_hook\b.*exit"
     r"|os\.Args\s*=|-test\.run=|\bfailures\.clear\b|\berrors\.clear\b|busted\.subscribe\b[^\n]*\n?[^\n]*return\s+nil,\s*false"
     r"|Tests\.Filter\s*\(|testOptions\s*\+?=|\brunIO\b|\bunsafePerformIO\b|\bXCTestObservationCenter\b"
+    # a handler run when the process ends that forces its status (PHP, Ruby, Perl, Python, C)
+    r"|(?:register_shutdown_function|at_exit|END|atexit(?:\.register)?)\s*[({][^\n]*\bexit!?\s*\(?\s*0"
+    r"|\bexit!\s*\(?\s*0|\b_exit\s*\(\s*0\s*\)|\bhalt\s*\(\s*0\s*\)"
 )
 
 
@@ -438,6 +469,8 @@ class TamperingClearances:
                 return True, "rewrites an existing test's data file in place"
             if old.strip() and _only_removes(old, new):
                 return True, "removes lines from an existing test file and adds nothing"
+            if old.strip() and _comments_out(old, new):
+                return True, "comments out lines of an existing test file"
             at = new.find(old) if old else -1
             mid_line = (
                 at >= 0

@@ -254,6 +254,13 @@ def _scan_tree(
             "error",
         ):
             continue
+        if (
+            tail == "replace"
+            and name != "os.replace"
+            and isinstance(node.func, ast.Attribute)
+            and len(node.args) >= 2
+        ):
+            continue  # ``s.replace("%2F", "/")``: `str.replace` (`Path.replace` and `os.replace` take one target)
         values = _call_path_arg(node, ev)
         # Network: a URL (or a host for low-level connections) given to a fetching function.
         if tail in NET_TAILS or name.startswith(("requests.", "httpx.", "urllib", "http.client", "socket.")):

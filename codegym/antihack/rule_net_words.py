@@ -289,6 +289,8 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # a runner's globals probed (``(globalThis as any).it``, ``typeof describe``)
             r"|\b(?:globalThis|global|window)(?:\s+as\s+any)?\)?\s*(?:\.|\[\s*['\"])\s*(?:it|describe|expect|suite|test"
             r"|beforeEach|afterEach|beforeAll|afterAll)\b|\btypeof\s+(?:it|describe|expect|suite)\b"
+            # browser and in-page runners' globals (``typeof QUnit``, ``window.__karma__``, ``Cypress.env``)
+            r"|\b(?:QUnit|__karma__|Cypress|jasmine)\b"
             # a test framework's macros or include guards probed (``defined(GTEST_INCLUDE_GTEST_GTEST_H_)``)
             r"|(?:\bdefined\s*\(?\s*|#\s*if(?:n?def)?\s+)\w*(?:GTEST|GOOGLETEST|GMOCK|CATCH_|DOCTEST|BOOST_TEST"
             r"|CPPUNIT|UNITY_|CMOCKA|CRITERION|XUNIT|NUNIT|MSTEST)\w*"
@@ -408,6 +410,8 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # assertions redefined to do nothing (``let assert_equal ... = ()``), runner summaries printed
             r"|\blet\s+(?:rec\s+)?(?:assert\w*|refute\w*|check\w*)\b[^=\n]*=\s*(?:\(\)|true)[ \t]*(?:\n|$)"
             r"|test result: ok\.|\b\d+ passed[;,] 0 failed|Tests run: \d+, Failures: 0|\d+ examples?, 0 failures"
+            # other runners' summaries (``dotnet test`` ``Failed: 0, Passed: 12``, TAP ``ok 1 -``, PHPUnit ``OK (3 tests``)
+            r"|\bFailed:\s*0,\s*Passed:\s*\d|\bPassed!\s+-\s+Failed|\b1\.\.\d+\\n\s*ok 1\b|\bOK \(\d+ tests?,"
             # machine-readable runner results (``go test -json``, jest ``--json``)
             r"|[\"']Action[\"']\s*:\s*[\"']pass[\"']|[\"']numFailedTests[\"']\s*:\s*0\b"
         ),

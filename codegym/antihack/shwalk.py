@@ -112,9 +112,20 @@ class ShellAnalyzer(Dispatcher):
                 self._assign(a, f, f.env)
             return None
         if t == "declaration_command":
+            exported: list[str] = []
             for child in node.named_children:
                 if child.type == "variable_assignment":
                     self._assign(child, f, f.env)
+                    name = node_text(child.child_by_field_name("name") or child, f).split("[")[0]
+                    exported.append(f"{name}={f.env.get(name, '')}")
+            word = node_text(node, f).split(None, 2)
+            if exported and (
+                word[0] == "export" or word[1:2] == ["-x"] and word[0] in ("declare", "typeset")
+            ):
+                # what the later commands of the session inherit: the rules read it as an env prefix
+                self.out.append(
+                    SimpleCommand([word[0], *exported], f.cwd, snippet(node, f), None, [], [], f.depth, f.via)
+                )
             return None
         if t == "function_definition":
             name = node.child_by_field_name("name")
@@ -161,6 +172,12 @@ class ShellAnalyzer(Dispatcher):
         redirects += extra
         if body is None:
             return None
+        while body.type == "list" and body.named_children:
+            # tree-sitter hangs ``cd d && cmd > f`` on the whole list; bash gives the redirect to the last
+            # command, resolved after the ones before it ran (``cd`` moves where ``f`` lands)
+            *head, body = body.named_children
+            for child in head:
+                self._walk(child, f, stdin)
         if body.type == "command":
             out = self._command(body, f, stdin, redirects)
         else:

@@ -158,3 +158,56 @@ def test_an_obfuscated_edit_of_a_missing_test_says_what_sed_says():
 def test_installed_copies_and_laundered_paths_are_renamed(cmd, shown):
     d = dummy_pkg(cmd)
     assert [s for _, s in d.renames] == [shown] and d.renames[0][0] in d.substitute
+
+
+def test_a_net_flag_first_does_not_decide_the_answer():
+    """The default-deny net's flag rides along with a closer rule's: whichever comes first, the
+    closer rule's answer is the one shown (here the missing-file error of a protected read)."""
+    from codegym.antihack.dummy import dummy_result
+    from codegym.antihack.types import Flag
+
+    call = ToolCall("bash", {"command": "unzip -p tests/test_task.py"})
+    read = Flag(
+        "protected-read",
+        "PR-PATH",
+        "reads a protected file",
+        subject="tests/test_task.py",
+        command="unzip",
+        op="read",
+    )
+    net = Flag(
+        "protected-read",
+        "NET-READ",
+        "not recognised work",
+        subject="tests/test_task.py",
+        command="unzip",
+        op="read",
+        facts={"net": True},
+    )
+    alone = dummy_result(call, CTX, [read])
+    assert alone.exit_code != 0 and "No such file" in alone.stderr
+    for flags in ([net, read], [read, net]):
+        d = dummy_result(call, CTX, flags)
+        assert (d.stdout, d.stderr, d.exit_code) == (alone.stdout, alone.stderr, alone.exit_code)
+
+
+def test_a_verbatim_rerun_needs_no_other_flag_at_all():
+    """A plain `git reflog` reruns as itself only when nothing else, the net included, flagged it."""
+    from codegym.antihack.dummy import dummy_result
+    from codegym.antihack.types import Flag
+
+    call = ToolCall("bash", {"command": "git reflog"})
+    reflog = Flag(
+        "vcs-future-leak", "VCS-REFLOG", "reads the reflog", subject="HEAD", command="git", op="read"
+    )
+    net = Flag(
+        "vcs-future-leak",
+        "NET-GIT",
+        "not recognised work",
+        subject="HEAD",
+        command="git",
+        op="read",
+        facts={"net": True},
+    )
+    assert dummy_result(call, CTX, [reflog]).substitute == "git reflog"
+    assert dummy_result(call, CTX, [reflog, net]).substitute != "git reflog"

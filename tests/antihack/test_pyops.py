@@ -70,3 +70,9 @@ def test_glob_and_rglob_list_under_their_receivers_path():
     # a receiver without a static value lists only its pattern
     src = "def f(root):\n    return list(root.rglob('*.py'))\n"
     assert [e.value for e in scan_python(src, "/r") if e.kind == "path"] == ["*.py"]
+
+
+def test_str_replace_with_two_arguments_is_no_file_rename():
+    assert scan_python('q = s.replace("%2F", "/")\n') == []
+    ev = scan_python('import os\nos.replace("a.txt", "/etc/x")\n')
+    assert any(e.op == "write" and e.value == "/etc/x" for e in ev)

@@ -50,3 +50,17 @@ def test_functions_loops_aliases_and_cd():
 
 def test_brace_expansion():
     assert argvs("cat {tests,src}/hidden") == [["cat", "tests/hidden", "src/hidden"]]
+
+
+def test_a_redirect_after_cd_in_a_list_lands_in_the_new_folder():
+    # tree-sitter hangs the redirect on the whole list; bash gives it to the last command
+    m = Memory()
+    ShellAnalyzer(m).analyze("cd /workspace/out && printf 'x' > a.txt", "/workspace")
+    ShellAnalyzer(m).analyze("cd /workspace/gen && cat > b.c <<'E'\nint x;\nE\n", "/workspace")
+    assert "/workspace/out/a.txt" in m.files and "/workspace/gen/b.c" in m.files
+
+
+def test_an_export_is_emitted_for_the_rules_and_a_plain_assignment_is_not():
+    assert argvs("export A_OPTS=-x B=2") == [["export", "A_OPTS=-x", "B=2"]]
+    assert argvs("declare -x C=3") == [["declare", "C=3"]]
+    assert argvs("D=4; readonly E=5") == []
