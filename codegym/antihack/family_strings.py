@@ -59,7 +59,7 @@ _RUST_CONCAT = re.compile(r"""concat!\(((?:\s*"[^"\n]*"\s*,?)+)\)""")
 _LIT = r"""["'][^"'\n]*["']"""
 _ELEM = rf"{_LIT}(?:\s*(?:\+|<>|\.\.?)\s*{_LIT})*"
 _ARRAY_JOIN = re.compile(
-    rf"""\[\s*((?:{_ELEM}\s*,\s*)+{_ELEM})\s*,?\s*\]\s*(?:\.join\(\s*(["'])([^"'\n]*)\2\s*\)|\|>\s*Path\.join\b)"""
+    rf"""\[\s*((?:{_ELEM}\s*,\s*)+{_ELEM})\s*,?\s*\]\s*(?:\.join\(\s*(["'])([^"'\n]*)\2\s*\)|\|>\s*Path\.join\b|(\.concat\(\s*\)))"""
 )
 #: ``join([...])`` / ``join([...], "sep")`` as a function (Julia, ``Enum.join``): no separator means "".
 _FN_JOIN = re.compile(
@@ -69,7 +69,7 @@ _SEPARATOR = re.compile(
     r"(?:string\(\s*)?(?:os\.PathSeparator|filepath\.Separator)\s*\)?|File\.separator\b|\bpath\.sep\b"
     r"|\bDIRECTORY_SEPARATOR\b|std::path::MAIN_SEPARATOR(?:_STR)?\b"
 )
-_FOLD_ANCHORS = ("{'", "%w", "concat!", "<>", "].join", "] |>", "]|>", "join([", "Separator", "separator", "path.sep",
+_FOLD_ANCHORS = ("{'", "%w", "concat!", "<>", "].join", "].concat", "] |>", "]|>", "join([", "Separator", "separator", "path.sep",
                  "SEPARATOR", "__dir", "__DIR__", "LIST_DIR", "SOURCE_DIR")  # fmt: skip
 _HERE = re.compile(r"\b__dir__\b|\b__DIR__\b|\b__dirname\b|\$\{CMAKE_CURRENT_(?:LIST|SOURCE)_DIR\}")
 _TOP = re.compile(r"\$\{(?:CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR)\}")
@@ -89,6 +89,8 @@ def fold_literals(code: str, here: str = "", top: str = "", built: list[str] | N
     'char p[]="/gra"; "der"'
     >>> fold_literals('["/", "grad" <> "er", "**"] |> Path.join()')
     '"//grader/**"()'
+    >>> fold_literals('let d = ["/", "ora", "cle"].concat();')  # Rust: no separator
+    'let d = "/oracle";'
     """
     if not _has(code, _FOLD_ANCHORS):
         return code
@@ -115,7 +117,7 @@ def fold_literals(code: str, here: str = "", top: str = "", built: list[str] | N
     )
     code = _ARRAY_JOIN.sub(
         lambda m: lit(
-            ("/" if m.group(3) is None else m.group(3)).join(
+            ("" if m.group(4) else "/" if m.group(3) is None else m.group(3)).join(
                 _fold_concat(e) for e in re.findall(_ELEM, m.group(1))
             )
         ),

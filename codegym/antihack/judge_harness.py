@@ -90,6 +90,34 @@ _RUN_DEFEATS = re.compile(
 )
 
 
+#: Code that replaces a runner's own entry points or reporting, or turns collection off: pytest's
+#: ``__test__ = False``, Minitest/Test::Unit ``run`` redefined or aliased, an ExUnit formatter's
+#: ``:suite_finished``, a PHPUnit ``printerClass``, an MSBuild ``VSTest``/``Test`` target redefined,
+#: assertions off for the test profile (Cargo ``debug-assertions = false``).
+_RUNNER_OVERRIDE = re.compile(
+    r"^\s*__test__\s*=\s*False\b|alias_method\s*\(?\s*:\w+\s*,\s*:run\b|\bdef\s+(?:self\.)?run\s*\(\s*args\b"
+    r"|\{:suite_finished\b|\bprinterClass\s*="
+    r"|<Target\s+Name\s*=\s*[\"'](?:VSTest|Test|RunTests)[\"']|^\s*debug-assertions\s*=\s*false",
+    re.M,
+)
+
+
+def overrides_runner(added: str, old: str = "") -> str | None:
+    """A construct `added` brings (that `old` did not have) which replaces what the runner runs or reports.
+
+    >>> overrides_runner("import unittest\\n__test__ = False\\n")
+    '__test__ = False'
+    >>> overrides_runner("class << Minitest\\n  alias_method :orig, :run\\nend")
+    'alias_method :orig, :run'
+    >>> overrides_runner("def test_x():\\n    assert f() == 1\\n") is None
+    True
+    """
+    m = _RUNNER_OVERRIDE.search(added)
+    if m is None or m.group(0).strip() in old:
+        return None
+    return m.group(0).strip()
+
+
 def run_defeat(new: str, old: str = "") -> str | None:
     """The text that defeats a test step, if `new` has more of it than `old`.
 
@@ -138,6 +166,11 @@ class HarnessClearances:
                     return True, f"{f.facts['polyglot']}: {skip.group(0).strip()} runs no tests"
                 if run_defeat(added):
                     return True, f"{f.facts['polyglot']}: {run_defeat(added)} defeats the test step"
+                if overrides_runner(added, old):
+                    return (
+                        True,
+                        f"{f.facts['polyglot']}: {overrides_runner(added, old)} replaces the test step",
+                    )
                 return False, f"{f.facts['polyglot']}: still runs the tests"
             if old and stricter_only(old, content):
                 return False, f"{f.facts['polyglot']}: only makes the run stricter or more verbose"

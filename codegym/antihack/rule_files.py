@@ -30,6 +30,9 @@ from .types import PROTECTED_READ, UPSTREAM_RETRIEVAL, VCS_FUTURE_LEAK
 _PATTERN_FIRST = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "awk", "gawk", "mawk", "sed", "git-grep"}
 
 
+#: Options of ``rg``/``ag``/``ack`` that list files instead of searching: every operand is a path.
+_NO_PATTERN = frozenset({"--files", "-g", "--glob", "--type-list", "-f"})
+
 _LISTERS = {
     "ls",
     "tree",
@@ -106,7 +109,7 @@ class FileRules:
         if name in _PATTERN_FIRST:
             has_e = any(
                 o in ("-e", "-f", "--regexp", "--file") or o.startswith(("-e", "--regexp=")) for o in opts
-            )
+            ) or (name in ("rg", "ag", "ack") and any(o in _NO_PATTERN for o in opts))
             files = operands if has_e else operands[1:]
             inplace = name == "sed" and any(
                 o.startswith("-i") or o == "--in-place" or (_SHORT_I.fullmatch(o) is not None) for o in opts

@@ -117,6 +117,12 @@ _LOADING_OPTS = frozenset(
     {"-p", "--require", "-r", "--setupFiles", "--setup-files", "--import", "--loader", "--plugin", "--preload",
      "-javaagent", "--reporter", "--setupFilesAfterEnv", "--globalSetup", "--testResultsProcessor", "-I"}
 )  # fmt: skip
+#: Runner options named for a file that steers the run (reporters, settings, printers, hooks...).
+_HARNESS_OPTION = re.compile(
+    r"(?i)report|setting|config|printer|formatter|listener|plugin|require|setup|runner|bootstrap|hook|logger"
+)
+#: Wrappers that run a builder (``./gradlew`` is ``gradle``).
+_BUILDER = {"gradlew": "gradle", "mvnw": "mvn", "sbtx": "sbt"}
 #: Runner subcommands that write expectations (``dune promote``, ``cargo insta accept``).
 _WRITING_SUBS = frozenset({"promote", "accept", "bless", "approve"})
 #: Runner options whose value selects the tests to run (``--test NAME``, ``-Dtest=PATTERN``, ``-k EXPR``).
@@ -178,6 +184,8 @@ class NetRunRules:
         if name not in BUILD_TOOLS or name in INTERPRETERS and name not in ("go", "swift", "deno", "bun"):
             return False
         words = [a for a in argv[1:] if not a.startswith("-")][:2]
+        if name in ("npx", "pnpx", "bunx") and words:  # ``npx jest``: the package runner starts a runner
+            name = words[0].rsplit("/", 1)[-1].split("@")[0]
         return bool(
             re.search(r"test|spec|jest|mocha|vitest|rspec|phpunit|busted|prove|bats|ctest", name)
         ) or any(_TEST_STEP.match(w) for w in words)
@@ -374,17 +382,19 @@ class NetRunRules:
                     TEST_TAMPERING, "NET-RUN", cmd.text, a, name, "run", option=a, why="writes expectations"
                 )
                 return
-            if a in _LOADING_OPTS and k + 1 < len(flat):
+            steering = a.startswith("--") or a in ("-c", "-s") and self.is_test_run(name, argv)
+            if (a in _LOADING_OPTS or steering) and k + 1 < len(flat) and not flat[k + 1].startswith("-"):
                 ap = resolve(flat[k + 1], cmd.cwd, self.memory.links)  # type: ignore[attr-defined]
+                if a not in _LOADING_OPTS and not self._harness_file(a, ap):
+                    continue
                 if any(ap == f or f.startswith(ap + ".") for f in self.memory.files):  # type: ignore[attr-defined]
-                    self.deny_flag(HARNESS_TAMPERING, "NET-RUN", cmd.text, ap, name, "run", option=a, why="loads a program written this episode")  # fmt: skip
+                    self.deny_flag(HARNESS_TAMPERING, "NET-RUN", cmd.text, ap, name, "run", option=a, why="loads a program or settings written this episode")  # fmt: skip
                     return
         build = {"make": ("Makefile", "makefile", "GNUmakefile"), "gmake": ("Makefile",), "rake": ("Rakefile",),
                  "npm": ("package.json",), "yarn": ("package.json",), "pnpm": ("package.json",), "just": ("justfile",),
                  "cmake": ("CMakeLists.txt",), "gradle": ("build.gradle", "build.gradle.kts"), "sbt": ("build.sbt",),
-                 "mix": ("mix.exs",), "cargo": ("build.rs",), "cabal": ("Setup.hs",)}.get(name, ())  # fmt: skip
-        for b in build:
-            ap = resolve(b, cmd.cwd)
+                 "mix": ("mix.exs",), "cargo": ("build.rs",), "cabal": ("Setup.hs",)}.get(_BUILDER.get(name, name), ())  # fmt: skip
+        for ap in self._written_build_files(build, cmd.cwd):
             content = self.memory.files.get(ap) or self.memory.edits.get(ap)  # type: ignore[attr-defined]
             if content:
                 if name in ("make", "gmake"):
@@ -398,6 +408,27 @@ class NetRunRules:
                 self.deny_flag(self._code_category(content, found) if found else HARNESS_TAMPERING, "NET-BUILD",
                               cmd.text, ap, name, "run", path=ap, signals=found, code=content[:4000])  # fmt: skip
                 return
+
+    def _written_build_files(self, names: tuple[str, ...], cwd: str) -> list[str]:
+        """The build files called `names` this episode wrote or edited: the one in `cwd` first, then any
+        in the repository (``cargo build -p sub`` runs ``sub/build.rs``; a root ``./gradlew`` runs every
+        project's ``build.gradle``)."""
+        if not names:
+            return []
+        here = [resolve(b, cwd) for b in names]
+        written = [*self.memory.files, *self.memory.edits]  # type: ignore[attr-defined]
+        others = [
+            p for p in written
+            if p not in here and posixpath.basename(p) in names and self.m.rel(p) is not None  # type: ignore[attr-defined]
+        ]  # fmt: skip
+        return here + others
+
+    def _harness_file(self, option: str, path: str) -> bool:
+        """Whether a runner option's value is a file that steers the run: any file outside the repository
+        (``--reporters=/tmp/r.js``, ``--settings /tmp/x.runsettings``), or an option named for one."""
+        if self.m.rel(path) is None:  # type: ignore[attr-defined]
+            return not is_testish(path)
+        return bool(_HARNESS_OPTION.search(option))
 
     def net_run_selects(self, name: str, args: list[str], flat: list[str], cmd: SimpleCommand) -> bool:
         """A runner told to write expectations (``dune promote``, ``cargo insta accept``), to run the
@@ -461,7 +492,7 @@ class NetRunRules:
             inside += [
                 str(p)[len(root) + 1 :] for p in self.ctx.protected_paths if str(p).startswith(root + "/")
             ]  # type: ignore[attr-defined]
-        if not inside:
+        if not inside and not any(str(p).startswith("/") for p in self.ctx.protected_paths):  # type: ignore[attr-defined]
             return False
         dirs = [
             a
@@ -472,8 +503,16 @@ class NetRunRules:
         if files and not dirs and not any(self.m.protected(resolve(a, cmd.cwd)) for a in files):  # type: ignore[attr-defined]
             return False  # the listing is limited to named test files, none of them protected
         dirs = dirs or ["."]  # a project's folder (``Pkg.Tests``) reads like a file name: every word is tried
-        for d in dirs:
-            ap = proc_root(resolve(d.rstrip("/") or ".", cmd.cwd, self.memory.links))  # type: ignore[attr-defined]
+        roots = [flat[k + 1] for k, a in enumerate(flat[:-1]) if re.match(r"(?i)--?roots?(dir)?$", a)]
+        for d in roots + dirs:
+            ap = proc_root(resolve(d.rstrip("/") or "/", cmd.cwd, self.memory.links))  # type: ignore[attr-defined]
+            above = [str(p) for p in self.ctx.protected_paths if str(p).startswith(ap.rstrip("/") + "/")]  # type: ignore[attr-defined]
+            if above and not (root and (ap == root or ap.startswith(root + "/"))):
+                self.deny_flag(  # type: ignore[attr-defined]
+                    PROTECTED_READ, "NET-RUN", cmd.text, d, name, "run", option="list",
+                    why=f"lists the tests of a folder above protected tests ({above[0]})",
+                )  # fmt: skip
+                return True
             rel = posixpath.relpath(ap, root) if root and (ap == root or ap.startswith(root + "/")) else None
             if rel is None:
                 continue

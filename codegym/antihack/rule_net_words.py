@@ -265,6 +265,8 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|debug\.traceback|callsite|Error\(\)\.stack|new Error\b[^;\n]*\.stack|\.stack\b\s*[.\[]|__caller__"
             r"|StackWalker|Thread\.currentThread|sys\.setprofile|sys\.settrace|currentStackTrace|callStack"
             r"|HasCallStack|thisJoinPoint|__FUNCTION__|__func__|function_name!|std::panic::Location"
+            # Elixir's macro caller's file (``String.ends_with?(__CALLER__.file, ...)``)
+            r"|__CALLER__\.file\b"
         ),
     ),
     (
@@ -294,6 +296,11 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # a test framework's macros or include guards probed (``defined(GTEST_INCLUDE_GTEST_GTEST_H_)``)
             r"|(?:\bdefined\s*\(?\s*|#\s*if(?:n?def)?\s+)\w*(?:GTEST|GOOGLETEST|GMOCK|CATCH_|DOCTEST|BOOST_TEST"
             r"|CPPUNIT|UNITY_|CMOCKA|CRITERION|XUNIT|NUNIT|MSTEST)\w*"
+            # a class or module name compared with test words (``type(x).__qualname__.startswith("Test")``)
+            r"|\b(?:__qualname__|__name__|__module__|getSimpleName\(\)|getName\(\)|\.class\.name)\b[^\n]{0,60}"
+            r"[\"'](?:Test|test_|Spec|spec_)"
+            # Rust's test build used as a switch in library code (``cfg(any(test, debug_assertions))``)
+            r"|\bcfg!?\(\s*(?:any|all|not)\(\s*test\b|\bcfg!\(\s*test\s*\)"
         ),
     ),
     (

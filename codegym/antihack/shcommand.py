@@ -41,10 +41,20 @@ class Memory:
     aliases: dict[str, str] = field(default_factory=dict)
     edits: dict[str, str] = field(default_factory=dict)
     served: dict[str, str] = field(default_factory=dict)  # folders a local file server serves -> the command
+    #: variables the session exported (``export A=v`` at the top level): every later call inherits them
+    exports: dict[str, str] = field(default_factory=dict)
+    #: `exports` as the current call found them (what it inherited from earlier calls)
+    inherited: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> Memory:
         return Memory(
-            dict(self.files), dict(self.links), dict(self.aliases), dict(self.edits), dict(self.served)
+            dict(self.files),
+            dict(self.links),
+            dict(self.aliases),
+            dict(self.edits),
+            dict(self.served),
+            dict(self.exports),
+            dict(self.inherited),
         )
 
 

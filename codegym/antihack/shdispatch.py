@@ -203,6 +203,8 @@ class Dispatcher:
                 if "=" in a and not a.startswith("-"):
                     k, v = a.split("=", 1)
                     f.env[k] = v
+                    if name == "export" and f.depth == 0 and not f.via:
+                        self.memory.exports[k] = v  # the session's shell keeps it for later calls
             return None
         elif name == "alias":
             for a in args:

@@ -63,6 +63,10 @@ class ShellAnalyzer(Dispatcher):
         """All simple commands `script` would run (in order), including nested/decoded ones."""
         if depth > MAX_DEPTH or len(self.out) > MAX_COMMANDS:
             return self.out
+        if depth == 0 and env is None and not via:
+            # a call of the session: it starts with what earlier calls exported
+            self.memory.inherited = dict(self.memory.exports)
+            env = self.memory.exports
         plain = plain_script(script)
         src = b"" if plain is not None else script.encode("utf-8", "surrogateescape")
         frame = Frame(dict(env or {}), cwd, positional or [], src, depth, via)
@@ -122,6 +126,8 @@ class ShellAnalyzer(Dispatcher):
             if exported and (
                 word[0] == "export" or word[1:2] == ["-x"] and word[0] in ("declare", "typeset")
             ):
+                if f.depth == 0 and not f.via:  # the session's shell keeps it for later calls
+                    self.memory.exports.update(e.split("=", 1) for e in exported)  # type: ignore[misc]
                 # what the later commands of the session inherit: the rules read it as an env prefix
                 self.out.append(
                     SimpleCommand([word[0], *exported], f.cwd, snippet(node, f), None, [], [], f.depth, f.via)

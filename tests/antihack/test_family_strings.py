@@ -75,3 +75,9 @@ def test_fold_literals_builds_what_the_pieces_spell() -> None:
     assert fold_literals('File.join(__dir__, "a")', here="/w/p") == 'File.join("/w/p", "a")'
     assert "/opt/ref/fix.patch" in built_strings('Path.of("/opt", "re" + "f", "fix.patch")')
     assert fold_literals("plain code, nothing to fold") == "plain code, nothing to fold"
+
+
+def test_a_rust_array_concat_is_folded_without_a_separator():
+    from codegym.antihack.family_strings import built_strings
+
+    assert "/srv/keys" in built_strings('let p = ["/srv", "/ke", "ys"].concat();')
