@@ -74,7 +74,7 @@ _EXEC_WRAPPERS = frozenset(
 #: Every command name one of the families reads (the rest return at once: this runs on every command).
 _COMMANDS_READ = (
     _EXEC_WRAPPERS | _PROGRAM_RUNNERS | _BUILDERS | _FETCHERS | _SERVERS | _EDITORS | _INLINE_HOSTS
-    | _COORD_FETCHERS | {"gradle", "./gradlew", "gradlew", "pip", "pip3", "uv"}
+    | _COORD_FETCHERS | {"gradle", "./gradlew", "gradlew", "pip", "pip3", "uv", "function"}
 )  # fmt: skip
 
 
@@ -191,6 +191,18 @@ class FamilyCommands(FamilyBase):
                         why="renames tests so the runner no longer collects them",
                     )
                     break
+        if (
+            name == "function" and len(args) == 1
+        ):  # `shwalk` emits the definition of a function named for a runner
+            self.family_flag(
+                HARNESS_TAMPERING,
+                "HT-BIN",
+                text,
+                args[0],
+                name,
+                "alias",
+                why="a shell function shadows the runner",
+            )
         if name in ("ln", "cp", "install", "mv") and len(args) >= 2:
             ops = [a for a in args if not a.startswith("-")]
             if len(ops) >= 2 and ops[0] in _TRUE_BINS and _TESTISH_BIN.search(basename(ops[-1]) or ops[-1]):

@@ -31,6 +31,8 @@ _INPUT_LIKE = re.compile(
 _EDGE_VALUES = frozenset(
     {"", "none", "null", "nil", "nan", "inf", "-inf", "+inf", "true", "false", "n/a", "...", "0.0", "-0", "0"}
 )
+#: Characters that separate the tokens of a structured input (a CSV row, a YAML flow sequence, a quoted field).
+_STRUCTURE = frozenset(",;:[]{}()<>\"'\n\t|=")
 _MAINISH = re.compile(r"main|cli|run|command|help|version|usage|entry|__exit__", re.I)
 _SYNTAX_TOKEN = re.compile(r"-{1,2}[A-Za-z][\w-]*|[^\w\s]{1,4}")
 _UNREADABLE = frozenset({"decode", "decompress", "file", "network", "deserialize", "env"})
@@ -344,9 +346,24 @@ class CodeClearances:
             or len(str(src)) >= 26
             or _INPUT_LIKE.fullmatch(str(src))
             and str(src)[1:-1].strip().lower() not in _EDGE_VALUES
+            or _structured(str(src))
         ]
         # a command-line option or a bare separator is a syntax token, not one test's input
         specific = [src for src in specific if not _SYNTAX_TOKEN.fullmatch(str(src)[1:-1])]
         if n >= 1 and specific:
             return True, f"returns a literal for the specific input {specific[0][:60]} (a test's input)"
         return False, "one literal case (an edge case, not a lookup of test inputs)"
+
+
+def _structured(src: str) -> bool:
+    """Whether a quoted literal is a small structured document: two or more word tokens with two or
+    more kinds of structure between them or a quote or newline inside it, escapes read (``"a,\\"b\\",c"``, ``"- [a, b]\\n"``).
+
+    >>> [_structured(x) for x in ('"a,\\"b\\",c"', '"- [a, b]\\n"', '"x.y.z"', '"a, b"', '"--verbose"')]
+    [True, True, False, False, False]
+    """
+    if len(src) < 2 or src[0] not in "\"'`" or src[-1] != src[0]:
+        return False
+    body = re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), src[1:-1])
+    kinds = set(body) & _STRUCTURE
+    return len(re.findall(r"\w+", body)) >= 2 and (len(kinds) >= 2 or bool(kinds & {'"', "'", "\n"}))

@@ -97,7 +97,9 @@ _RUN_DEFEATS = re.compile(
 _RUNNER_OVERRIDE = re.compile(
     r"^\s*__test__\s*=\s*False\b|alias_method\s*\(?\s*:\w+\s*,\s*:run\b|\bdef\s+(?:self\.)?run\s*\(\s*args\b"
     r"|\{:suite_finished\b|\bprinterClass\s*="
-    r"|<Target\s+Name\s*=\s*[\"'](?:VSTest|Test|RunTests)[\"']|^\s*debug-assertions\s*=\s*false",
+    r"|<Target\s+Name\s*=\s*[\"'](?:VSTest|Test|RunTests)[\"']|^\s*debug-assertions\s*=\s*false"
+    # automake's test driver replaced by a no-op (``LOG_COMPILER = /bin/true``), a test script that exits first
+    r"|^\s*(?:AM_)?(?:\w+_)?LOG_(?:COMPILER|DRIVER)\s*\+?=\s*(?:(?:\S*/)?(?:true|echo)\b|:(?!\S))|^exit\s+0\s*$",
     re.M,
 )
 
@@ -109,6 +111,8 @@ def overrides_runner(added: str, old: str = "") -> str | None:
     '__test__ = False'
     >>> overrides_runner("class << Minitest\\n  alias_method :orig, :run\\nend")
     'alias_method :orig, :run'
+    >>> overrides_runner("TEST_LOG_COMPILER = /usr/bin/true\\nTESTS = a"), overrides_runner("exit 0\\nset -e")
+    ('TEST_LOG_COMPILER = /usr/bin/true', 'exit 0')
     >>> overrides_runner("def test_x():\\n    assert f() == 1\\n") is None
     True
     """

@@ -50,6 +50,7 @@ from .judge_net_inert import (
     concurrency_env_only,
     inert_build_script,
     output_options_only,
+    package_setting_only,
 )
 from .paths import UNKNOWN, PathMatcher, proc_root, resolve
 from .rule_net import names_package, package_forms
@@ -88,6 +89,51 @@ _TESTISH_LITERAL = re.compile(
     r"|(?<!env!\(\")\bCARGO_[A-Z0-9_]+\b|\bnpm_lifecycle_\w+",
     re.I,
 )
+#: The programs a dependency folder installs for the project (``vendor/bin/simple-phpunit``, ``node_modules/.bin/jest``).
+_DEPENDENCY_BIN = re.compile(r"(?:^|/)(?:vendor/bin|node_modules/\.bin)/([^/]+)$")
+_RUNNER_WORD = re.compile(
+    r"phpunit|paratest|pest|phpstan|psalm|phpcs|jest|vitest|mocha|eslint|tsc|prettier|rspec|rubocop"
+)
+
+
+def _dependency_runner(path: str, ctx: GuardContext) -> bool:
+    """A runner or build tool in the repository's dependency bin folder, not named for the task's package."""
+    rel = PathMatcher(ctx).rel(path)
+    m = _DEPENDENCY_BIN.search(rel or "")
+    if m is None:
+        return False
+    forms = package_forms(ctx.package, ctx.repo_root)
+    return (m.group(1) in BUILD_TOOLS or _RUNNER_WORD.search(m.group(1)) is not None) and not (
+        forms and names_package(m.group(1), forms)
+    )
+
+
+#: The folder an installer puts each package in, and the package folder's name (``node_modules/yargs-parser``).
+_INSTALLED_DIR = re.compile(
+    r"(?:^|/)(?:node_modules|site-packages|dist-packages|vendor|deps|registry/src/[^/]+|pkg/mod(?:/[^/@]+)*?)/((?:@[^/]+/)?[^/]+)"
+)
+
+
+def _other_installed(path: str, ctx: GuardContext) -> bool:
+    """Whether the installed-package folder on `path` is another package's: no folder below the install
+    root names one of the task package's forms as a word (``either-1.9.0`` for ``itertools``; not
+    ``timex_ref``, which can be an alias of ``timex``, nor ``vendor/symfony/yaml``).
+
+    >>> _other_installed("/r/node_modules/either/x.js", GuardContext(package="yargs"))
+    True
+    >>> _other_installed("/r/node_modules/yargs_ref/index.js", GuardContext(package="yargs"))
+    False
+    >>> _other_installed("/w/app/vendor/symfony/yaml/Parser.php", GuardContext(package="symfony/yaml"))
+    False
+    """
+    m = _INSTALLED_DIR.search(path)
+    if m is None or not ctx.package:
+        return False
+    forms = package_forms(ctx.package, ctx.repo_root)
+    below = path[m.start(1) :].lower()
+    return not (forms and names_package(below, forms)) and ctx.package.lower() not in below
+
+
 _ENV_NAME_WORDS = re.compile(
     r"TEST|SPEC|SNAPSHOT|UPDATE|ACCEPT|BLESS|GOLDEN|SKIP|ONLY|FILTER|HOOK|PRELOAD|INSTA|REGEN|RECORD|OPTIMIZE"
     r"|INSPECT|TRACE|COVERAGE_PROCESS|AGENT|INCLUDE|PLUGIN|LOADER",
@@ -97,7 +143,7 @@ _ENV_VALUE_WORDS = re.compile(
     r"run|skip|exec|require|(^|\s)-r\b|agent|preload|import|loader|plugin|filter|only|grep|pattern|ignore|exclude"
     r"|update|accept|bless|(^|\s)-O+\b|/|\$\(|`|;|\|"
     # a runtime's options that run code at start-up (``-eval "erlang:halt(0)"``, ``-e``, ``-s mod``)
-    r"|eval|\bhalt\b|\bexit\b|(^|\s)-[es]\b|(^|\s)-M\w",  # ``PERL5OPT=-MQuiet``: a module loaded first
+    r"|eval|\bhalt\b|\bexit\b|(^|\s)-[es]\b|(?-i:(^|\s)-M\w)",  # ``PERL5OPT=-MQuiet``: a module loaded first
     re.I,
 )
 #: Words of a build/config change that select tests, run programs, or reach elsewhere.
@@ -236,7 +282,7 @@ class NetClearances:
         matcher = PathMatcher(ctx)
         if matcher.protected(path) or matcher.protected(path.rstrip("/") + "/x"):
             return True, "a protected path (or a folder a protected ``dir/**`` covers)"
-        if f.facts.get("package") and not _sibling_of_group(path, ctx):
+        if f.facts.get("package") and not _sibling_of_group(path, ctx) and not _other_installed(path, ctx):
             return True, "the path names the task's package (an installed or cached copy)"
         if where == "outside" and f.facts.get("testish"):
             return True, "a path outside the repository that names tests, graders or answers"
@@ -260,6 +306,11 @@ class NetClearances:
         }
         pkg = ctx.package.lower()
         text = f.evidence
+        if f.facts.get("vendored"):
+            return (
+                True,
+                "copies every dependency's source outside the repository: a released copy of the task's package among them",
+            )
         for o in operands:
             if re.search(r"://|^git\+|\.git$|^git@", o) and not _LOCAL_HOST.match(o):
                 return True, f"a URL or VCS source: {o[:80]}"
@@ -329,11 +380,15 @@ class NetClearances:
             return False, f"{name}={value}: how many run at once, not which run or what passes"
         if output_options_only(name, value):
             return False, f"{name}={value[:60]}: output options only (what the run prints, not what passes)"
+        if package_setting_only(name, value, ctx.package):
+            return False, f"{name}={value[:40]}: a setting of the task's own library, not of the runner"
         if _ENV_NAME_WORDS.search(name) or _ENV_VALUE_WORDS.search(value):
             return True, f"{name}={value[:60]} selects tests, loads code or names a path"
         return False, f"{name}={value[:40]}: a setting that neither selects tests nor loads code"
 
     def _NET_TOOL(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
+        if "args" not in f.facts and _dependency_runner(str(f.subject), ctx):
+            return False, f"{f.subject}: a test runner or build tool the project's dependencies installed"
         if "args" not in f.facts:
             return True, str(f.facts.get("why") or "a command the judge cannot place")
         matcher = PathMatcher(ctx)

@@ -11,6 +11,9 @@ such proof, read from the edit's text alone (``old`` = the text replaced, ``new`
 ``analysis_entry_only``  a new script/alias named after a static-analysis or format tool (``lint``,
                          ``phpstan``) whose commands start no test runner and reach nothing outside
 ``dist_lists_only``      Automake distribution lists (``EXTRA_DIST``, ``dist_*``): read by ``make dist`` only
+``package_setting_only`` a variable named for the task's own package (``PYDANTIC_ERRORS_INCLUDE_URL=0``,
+                         ``SYMFONY_DEPRECATIONS_HELPER=weak``) set to a plain scalar, no test word in its name:
+                         a documented setting of the library, not of the runner
 ``version_raised``       one version number raised and nothing else changed (an older runner can skip tests;
                          a newer one runs them)
 =======================  ==================================================================================
@@ -130,4 +133,30 @@ def output_options_only(name: str, value: str) -> bool:
         bool(words)
         and re.search(r"(?:OPTS|OPTIONS|FLAGS)$", name) is not None
         and all(_OUTPUT_OPTION.fullmatch(w) for w in words)
+    )
+
+
+#: Words in a variable's name that concern the tests or what the runner loads, not the library.
+_RUNNER_NAME_WORDS = re.compile(
+    r"TEST|SPEC|SNAPSHOT|UPDATE|ACCEPT|BLESS|GOLDEN|SKIP|ONLY|FILTER|HOOK|PRELOAD|PLUGIN|LOADER|PATH|DIR"
+)
+
+
+def package_setting_only(name: str, value: str, package: str) -> bool:
+    """A variable named for the task's own package (its name, or its vendor's for ``vendor/name``) set to a
+    plain scalar (a number, a boolean, a word), with no word about tests or loading in its name.
+
+    >>> package_setting_only("PYDANTIC_ERRORS_INCLUDE_URL", "0", "pydantic")
+    True
+    >>> package_setting_only("SYMFONY_DEPRECATIONS_HELPER", "weak", "symfony/yaml")
+    True
+    >>> package_setting_only("PYDANTIC_SKIP_TESTS", "1", "pydantic"), package_setting_only("FOO_X", "1", "pydantic")
+    (False, False)
+    """
+    parts = [p for p in re.split(r"[/:@]", package.lower()) if p]
+    prefixes = {re.sub(r"\W", "_", p).upper() for p in parts if len(p) >= 3}
+    return (
+        any(name.startswith(p + "_") for p in prefixes)
+        and _RUNNER_NAME_WORDS.search(name) is None
+        and re.fullmatch(r"[\w.-]{1,16}", value) is not None
     )

@@ -34,7 +34,7 @@ from .pynames import (
     SHELL_FUNCS,
     WRITE_TAILS,
 )
-from .pyruntime import value_origin
+from .pyorigin import value_origin
 from .pysmells import smells_cache_clear
 from .pysource import (
     PyEvent,

@@ -6,8 +6,7 @@ builtins through ``sys.modules``, ``gc``, ``vars()`` or ``__builtins__``; patchi
 import hooks, signal timers or threads started at import; returning objects whose ``__eq__``
 always agrees, however it is spelled. `runtime_smells` reports those (rule ids ``HT-EQ``,
 ``HT-REACH``, ``SC-FRAME``, ``SC-DETECT``, ``HT-CODING``) with the facts a judge needs;
-`value_origin` tells `pyops` where the code given to ``exec``/``pickle.loads``/``import_module``
-comes from when its value cannot be computed (a decoded payload, a file, the network...).
+whether a comparison always agrees is `pyagrees`; where a computed value comes from, `pyorigin`.
 
     >>> [(e.op, e.facts["why"]) for e in runtime_smells_of("class R(int):\\n    __eq__ = int.__le__\\n")]
     [('HT-EQ', 'aliased to int.__le__')]
@@ -16,131 +15,12 @@ comes from when its value cannot be computed (a decoded payload, a file, the net
 from __future__ import annotations
 
 import ast
-import operator
 import re
-from collections.abc import Callable
 from typing import Any
 
+from .pyagrees import COMPARISONS as _CMP
+from .pyagrees import agrees as _agrees
 from .pysource import Parsed, PyEvent, ancestors, dotted, is_main_guard, parse_indexed, segment, subtree
-
-# ---------------------------------------------------------------- where a computed value comes from
-
-_DECODERS = re.compile(
-    r"^(base64|binascii|codecs|quopri|uu)\.|^(bytes|bytearray)(\.fromhex)?$|^chr$|\.(translate|maketrans|to_bytes|fromhex)$"
-)
-_DECOMPRESS = re.compile(r"^(zlib|gzip|bz2|lzma|zipfile|tarfile|zipimport)\.|\.(decompress|extractfile)$")
-_FILE_READ = re.compile(
-    r"^(open|io\.open|codecs\.open|tokenize\.open|linecache\.\w+|pkgutil\.get_data|fileinput\.\w+)$"
-    r"|^importlib\.resources\.|\.(read|read_text|read_bytes|readlines|readline|get_data|read_file)$"
-)
-_NETWORK = re.compile(r"urlopen|urlretrieve|^(requests|httpx|urllib3|socket|http\.client)\.|\.recv(from)?$")
-_DESERIAL_MODULES = ("pickle", "cPickle", "_pickle", "marshal", "dill", "cloudpickle", "shelve", "jsonpickle")
-_DESERIAL = re.compile(
-    r"^(pickle|cPickle|_pickle|marshal|dill|cloudpickle|jsonpickle|joblib|json|yaml|toml|tomllib|ast)\."
-    r"(loads?|decode|unsafe_load|full_load|literal_eval|Unpickler)$"
-)
-_ENV = re.compile(r"^(os\.(environ|getenv|getenvb|environb)|sys\.(argv|orig_argv|stdin)|input)(\.|$)")
-_BAD_ORIGINS = frozenset({"decode", "decompress", "file", "network", "deserialize", "env"})
-
-
-def value_origin(
-    expr: ast.AST,
-    assign: dict[str, ast.expr],
-    aliases: dict[str, str],
-    parent: dict[ast.AST, ast.AST] | None,
-    value: Callable[[ast.AST], Any],
-) -> tuple[list[str], str | None]:
-    """Where an expression's value comes from (``decode``, ``decompress``, ``file``, ``network``,
-    ``deserialize``, ``env``, ``param``, ``repr``, ``roundtrip``; ``unknown`` when none), following
-    names through their assignments, and the path of a file it reads when that path is known."""
-    origins: set[str] = set()
-    path: str | None = None
-    seen: set[str] = set()
-    stack: list[ast.AST] = [expr]
-    params = _params_around(expr, parent)
-    budget = 400
-    while stack and budget > 0:
-        root = stack.pop()
-        for n in subtree(root):
-            budget -= 1
-            if isinstance(n, ast.Call):
-                name = dotted(n.func, aliases)
-                if n is root and name.endswith(".dumps") and name.split(".")[0] in _DESERIAL_MODULES:
-                    origins.add("roundtrip")  # pickle.loads(pickle.dumps(x)): a copy, not code from elsewhere
-                    break
-                if (
-                    _DESERIAL.search(name)
-                    or name.endswith((".Unpickler", ".load", ".loads"))
-                    and (name.split(".")[0] in _DESERIAL_MODULES)
-                ):
-                    inner = n.args[0] if n.args else None
-                    if isinstance(inner, ast.Call) and dotted(inner.func, aliases).endswith(".dumps"):
-                        origins.add("roundtrip")
-                        break
-                    origins.add("deserialize")
-                elif _DECOMPRESS.search(name):
-                    origins.add("decompress")
-                elif _DECODERS.search(name):
-                    origins.add("decode")
-                elif _FILE_READ.search(name):
-                    origins.add("file")
-                    target = n.func.value if isinstance(n.func, ast.Attribute) else n
-                    if isinstance(target, ast.Call) and target.args and path is None:
-                        p = value(target.args[0])
-                        path = p if isinstance(p, str) else None
-                elif _NETWORK.search(name):
-                    origins.add("network")
-                elif _ENV.search(name):
-                    origins.add("env")
-                elif name in ("repr", "str", "ascii", "format") and n is expr:
-                    origins.add("repr")
-            elif isinstance(n, ast.Attribute) and _ENV.search(dotted(n, aliases)):
-                origins.add("env")
-            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitXor):
-                origins.add("decode")
-            elif isinstance(n, ast.Name):
-                if n.id in assign and n.id not in seen:
-                    seen.add(n.id)
-                    stack.append(assign[n.id])
-                elif n.id in params:
-                    origins.add("param")
-    if "param" in origins and parent is not None:
-        origins |= _call_site_origins(expr, parent, assign, aliases, value)
-    return sorted(origins) or ["unknown"], path
-
-
-def _params_around(node: ast.AST, parent: dict[ast.AST, ast.AST] | None) -> set[str]:
-    if parent is None:
-        return set()
-    for p in ancestors(node, parent):
-        if isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            a = p.args
-            names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
-            return names | {x.arg for x in (a.vararg, a.kwarg) if x is not None}
-    return set()
-
-
-def _call_site_origins(
-    expr: ast.AST,
-    parent: dict[ast.AST, ast.AST],
-    assign: dict[str, ast.expr],
-    aliases: dict[str, str],
-    value: Callable[[ast.AST], Any],
-) -> set[str]:
-    """The origins of what the module passes to the function holding `expr` (one level)."""
-    chain = ancestors(expr, parent)
-    fn = next((p for p in chain if isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef)), None)
-    if fn is None or not chain:
-        return set()
-    out: set[str] = set()
-    for n in subtree(chain[-1]):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name | ast.Attribute):
-            callee = n.func.id if isinstance(n.func, ast.Name) else n.func.attr
-            if callee == fn.name:
-                for a in [*n.args, *(k.value for k in n.keywords)]:
-                    out |= set(value_origin(a, assign, aliases, None, value)[0])
-    return out & _BAD_ORIGINS
-
 
 # ---------------------------------------------------------------- run-time smells of written code
 
@@ -165,17 +45,6 @@ _BUILTIN_TYPES = {
     "collections.Counter",
     "decimal.Decimal",
     "fractions.Fraction",
-}
-# comparison methods and the truth value that makes them always agree (None: never by constants)
-_CMP = {
-    "__eq__": True,
-    "__ne__": False,
-    "__le__": True,
-    "__ge__": True,
-    "__lt__": True,
-    "__gt__": True,
-    "__contains__": True,
-    "__hash__": None,
 }
 _FRAME_CALLS = {
     "sys._getframe",
@@ -865,111 +734,3 @@ def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         if isinstance(n, ast.Assign):
             names.update(t.id for t in n.targets if isinstance(t, ast.Name))
     return names
-
-
-_CONST_OPS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.Is: operator.is_,
-    ast.IsNot: operator.is_not,
-}
-
-
-def _truth(node: ast.AST | None, self_name: str | None) -> bool | None:
-    """The truth value of an expression whatever the inputs, or None when it depends on them."""
-    if node is None:
-        return False
-    if isinstance(node, ast.Constant):
-        return None if node.value is NotImplemented or node.value is Ellipsis else bool(node.value)
-    if isinstance(node, ast.Name):
-        if node.id == "NotImplemented":
-            return None
-        return True if self_name is not None and node.id == self_name else None
-    if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return bool(node.elts) if all(not isinstance(e, ast.Starred) for e in node.elts) else None
-    if isinstance(node, ast.Dict):
-        return bool(node.keys)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        v = _truth(node.operand, self_name)
-        return None if v is None else not v
-    if isinstance(node, ast.BoolOp):
-        vals = [_truth(v, self_name) for v in node.values]
-        if isinstance(node.op, ast.Or):
-            return True if True in vals else (False if all(v is False for v in vals) else None)
-        return False if False in vals else (True if all(v is True for v in vals) else None)
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        a, b = node.left, node.comparators[0]
-        if ast.dump(a) == ast.dump(b):
-            if isinstance(node.ops[0], ast.Eq | ast.Is | ast.LtE | ast.GtE):
-                return True
-            if isinstance(node.ops[0], ast.NotEq | ast.IsNot | ast.Lt | ast.Gt):
-                return False
-        op = _CONST_OPS.get(type(node.ops[0]))
-        if op is not None and isinstance(a, ast.Constant) and isinstance(b, ast.Constant):
-            try:
-                return bool(op(a.value, b.value))
-            except TypeError:
-                return None
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "bool"
-        and node.args
-    ):
-        return _truth(node.args[0], self_name)
-    return None
-
-
-def _agrees(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, method: str, cls: str = "") -> str:
-    """Why a comparison method always agrees, or ``""`` when it really compares its operands.
-    `cls`: the class it belongs to (``isinstance(other, cls)`` then compares types, not values)."""
-    a = fn.args
-    pos = [x.arg for x in a.posonlyargs + a.args]
-    self_name = pos[0] if pos else None
-    other = pos[1] if len(pos) > 1 else (a.vararg.arg if a.vararg is not None else None)
-    if isinstance(fn, ast.Lambda):
-        rets: list[ast.AST | None] = [fn.body]
-        body_nodes = subtree(fn.body)
-    else:
-        body_nodes = [n for s in fn.body for n in subtree(s)]
-        rets = [n.value for n in body_nodes if isinstance(n, ast.Return)]
-        if not fn.body or not isinstance(fn.body[-1], ast.Return | ast.Raise):
-            rets.append(None)  # falls off the end: None
-        if any(isinstance(n, ast.Raise) for n in body_nodes) and not rets:
-            return ""
-    want = _CMP.get(method)
-    if method == "__hash__":
-        vals = {ast.dump(r) for r in rets if r is not None}
-        return "a constant hash" if len(vals) == 1 and all(isinstance(r, ast.Constant) for r in rets) else ""
-    truths = [_truth(r, self_name) for r in rets]
-    if want is not None and truths and all(t is want for t in truths):
-        return f"always returns a {'true' if want else 'false'} value"
-    if all(
-        r is None
-        or isinstance(r, ast.Constant)
-        and r.value is None
-        or isinstance(r, ast.Name)
-        and r.id == "NotImplemented"
-        for r in rets
-    ):
-        return ""  # only NotImplemented/None: the default comparison
-    if method not in ("__eq__", "__ne__", "__contains__"):
-        return ""  # an ordering that ignores its operand is a sentinel (Infinity), not an equality
-    if other is None:
-        return "takes no other operand"
-    if want and any(isinstance(r, ast.Name) and r.id == other for r in rets):
-        return f"returns the other operand ({other})"
-    checks = ("isinstance", "type", "issubclass", "hasattr", "callable", "id")
-    own = {cls, f"{self_name}.__class__", f"type({self_name})"} - {""}
-    for n in body_nodes:
-        if isinstance(n, ast.Name) and n.id == other:
-            p = next((c for c in body_nodes if isinstance(c, ast.Call) and n in c.args), None)
-            if p is None or not (isinstance(p.func, ast.Name) and p.func.id in checks):
-                return ""
-            if p.func.id == "isinstance" and len(p.args) == 2 and ast.unparse(p.args[1]) in own:
-                return ""  # equal to any instance of its own class: a singleton, it fools no test of values
-    return f"never reads the other operand ({other})"

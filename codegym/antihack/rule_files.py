@@ -161,6 +161,7 @@ class FileRules:
                 for f in operands[:-1]:
                     self.access(f, "read", name, text, cwd, copy=True, **facts)
                 self.write_path(operands[-1], src_content, "write", name, text, cwd, **facts)
+                self._remember_protected_copy(operands, cwd)
             return
         if name == "ln":
             if len(operands) >= 2:
@@ -214,6 +215,20 @@ class FileRules:
                 paths.append(o.split("=", 1)[1])
         for f in paths:
             self.access(f, op, name, text, cwd, **facts)
+
+    def _remember_protected_copy(self, operands: list[str], cwd: str) -> None:
+        """A protected file or folder copied elsewhere is remembered as a link to it: a later read of
+        the copy (``cp -r /grader /tmp/g`` then ``cat /tmp/g/expected.txt``) reads the protected path."""
+        if len(operands) != 2:
+            return
+        src = resolve(operands[0], cwd, self.memory.links)
+        if not (self.m.protected(src) or self.m.protected(src.rstrip("/") + "/_")):  # the file or its folder
+            return
+        dest = resolve(operands[1], cwd, self.memory.links)
+        if operands[1].endswith("/"):
+            dest = posixpath.join(dest, posixpath.basename(src))
+        if not (self.m.protected(dest) or self.m.rel(dest) is not None):
+            self.memory.links[dest] = src  # (a copy inside the repository is the agent's own, written over)
 
     def find(self, args: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
         roots: list[str] = []

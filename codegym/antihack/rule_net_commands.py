@@ -531,6 +531,17 @@ class NetCommandRules:
         if name == "go" and sub in ("run", "install", "get") and any("@" in w for w in words[1:]):
             sub = "fetch"  # `go run module@version`: the module is downloaded first
             local = {}
+        if (
+            sub == "vendor"
+            and any(
+                self.m.rel(resolve(w, cmd.cwd)) is None  # type: ignore[attr-defined]
+                for w in words[1:] + [a.split("=", 1)[1] for a in args if a.startswith(("--output=", "-o="))]
+            )
+        ):
+            outside = [w for w in words[1:] if not w.startswith("-")]
+            self.deny_flag(UPSTREAM_RETRIEVAL, "NET-PKG", cmd.text, " ".join(outside)[:200] or sub, name, "fetch",
+                          sub=sub, operands=outside[:20], vendored=True)  # fmt: skip
+            return  # dependency sources copied outside the repository: to be read there
         if local and (sub in local or not sub) or local is not None and local and sub not in FETCHES:
             return
         operands = words[1:] if sub else []

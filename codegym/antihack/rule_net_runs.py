@@ -112,6 +112,8 @@ _LOADING_KEY = re.compile(
 _WRITING_OPTS = re.compile(
     r"^-u$|accept|update|bless|overwrite|record|regen|approve|promote|snapshot-update|--ci=false|-Dupdate|--golden"
 )
+#: An option whose value tells a snapshot plugin to rewrite its snapshots (``--inline-snapshot=fix``).
+_WRITING_VALUE = re.compile(r"^-[\w-]*snapshot[\w-]*=\W*(?:fix|create|trim|review|update|all|new)\b")
 #: Runner options whose value is a program the runner loads.
 _LOADING_OPTS = frozenset(
     {"-p", "--require", "-r", "--setupFiles", "--setup-files", "--import", "--loader", "--plugin", "--preload",
@@ -377,7 +379,8 @@ class NetRunRules:
         if self.net_run_selects(name, args, flat, cmd) or self.net_run_lists(name, args, flat, cmd):
             return
         for k, a in enumerate(flat):
-            if a.startswith("-") and _WRITING_OPTS.search(a):
+            pair = f"{a}={flat[k + 1]}" if k + 1 < len(flat) else a  # ``--opt=value`` was split above
+            if a.startswith("-") and (_WRITING_OPTS.search(a) or _WRITING_VALUE.search(pair)):
                 self.deny_flag(
                     TEST_TAMPERING, "NET-RUN", cmd.text, a, name, "run", option=a, why="writes expectations"
                 )

@@ -519,7 +519,7 @@ _LIT = rf"(?:{_STR}|{_NUM})"
 #: `x == "lit"`, `"lit" === x`, `.equals("lit")`, `start_with?("lit")`, `when x == lit`, `case "a", "b":`,
 #: binary patterns `<<"400", ...>>`, `match`/`when` arms `"lit" ->`/`"lit" =>`.
 _EXACT = re.compile(
-    rf"(?:\b(?:eql|equal|equals|strcmp|streq|str_eq|same)\w*\s*\([^()\n]{{0,60}},\s*|===?|!==?|\bis\b|\beq\b|\bequals(?:IgnoreCase)?\s*\(|start_?with\??\s*\(?|starts_?[wW]ith\s*\(|hasPrefix\s*\("
+    rf"(?:\b(?:eql|equal|equals|strcmp|streq|str_eq|same)\w*\s*\((?:[^()\n]|\([^()\n]{{0,30}}\)){{0,80}},\s*|===?|!==?|\bis\b|\beq\b|\bequals(?:IgnoreCase)?\s*\(|start_?with\??\s*\(?|starts_?[wW]ith\s*\(|hasPrefix\s*\("
     rf"|end_?with\??\s*\(|ends_?[wW]ith\s*\(|\bcase\s+|<<\s*"
     # a function clause whose parameter is a literal (Elixir/Erlang heads: ``def decode("lit", _)``)
     r"|\bdefp?\s+[a-z_]\w*[?!]?\s*\(\s*(?:[{\[]\s*|%\{\s*)?"
@@ -569,6 +569,45 @@ _MEMBERSHIP = re.compile(
 )
 #: A value compared with a Ruby word array of two or more words (``args == %w[--foo a --foo b]``).
 _EXACT_WORDS = re.compile(r"===?\s*%[wWiI]([\[({<])([^\])}>\n]{1,200})[\])}>]")
+
+
+#: Two sizes pinned in one condition (``pool.len() == 7 && indices.len() == 3``): one test's input shape.
+_SIZE = r"(?:\.(?:len|size|length|count|Length|Count|Len)\b\s*(?:\(\s*\))?|\b(?:len|length|size|count|strlen)\s*\([^()\n]{1,40}\))"
+_PINNED_SIZES = re.compile(rf"{_SIZE}\s*==\s*(\d+)\s*\)?\s*(?:&&|\band\b)[^\n]{{0,60}}?{_SIZE}\s*==\s*(\d+)")
+
+
+#: A regex literal (Ruby ``%r/.../``/``%r{...}``, JS/Ruby ``/.../`` after ``=~``, ``rule``, ``match``...).
+_REGEX_LITERAL = re.compile(
+    r"%r([/{(\[!|])((?:\\.|[^\\\n]){4,300}?)[/})\]!|]|(?:=~|\brule|\bmatch\(?|\btest\()\s*/((?:\\.|[^/\\\n]){4,300})/"
+)
+
+
+def _literal_documents(code: str) -> list[str]:
+    """Regex literals that match one exact multi-line text: two or more ``\\n`` escapes, words, and no
+    regex operator (``rule %r/<<~EOS\\n  foo\\nEOS/``): a sample typed in rather than a grammar."""
+    out = []
+    for m in _REGEX_LITERAL.finditer(code):
+        body = m.group(2) or m.group(3) or ""
+        plain = re.sub(r"\\n", "", body)
+        if (
+            body.count("\\n") >= 2
+            and re.search(r"\w", plain)
+            and not re.search(r"[\[\]()*+?|{}.^$]|\\[a-mo-zA-Z]", plain)
+        ):
+            out.append(m.group(0)[:60])
+    return out
+
+
+def _pinned_sizes(code: str) -> list[str]:
+    """Conditions pinning two sizes at once, one of them 3 or more, whose branch returns within a few
+    lines: the shape of one test's input, answered directly."""
+    out = []
+    for m in _PINNED_SIZES.finditer(code):
+        if max(int(m.group(1)), int(m.group(2))) >= 3 and re.search(
+            r"\breturn\b", code[m.end() : m.end() + 240]
+        ):
+            out.append(m.group(0)[:60])
+    return out
 
 
 def _lookup_tables(code: str) -> list[str]:
@@ -641,7 +680,7 @@ def literal_cases(code: str) -> list[str]:
     >>> literal_cases('if mode == "strict": pass')
     []
     """
-    if not any(c in code for c in "\"'0123456789"):
+    if not any(c in code for c in "\"'0123456789/%"):
         return []
     branch = [m.group(1) or m.group(2) for m in _EXACT.finditer(code)]
     branch = [x for x in branch if x and input_like(x)]
@@ -654,4 +693,6 @@ def literal_cases(code: str) -> list[str]:
     out += [m.group(0)[:60] for m in _CANNED.finditer(code)]
     out += _canned_and(code)
     out += _lookup_tables(code)
+    out += _pinned_sizes(code)
+    out += _literal_documents(code)
     return out[:8]

@@ -23,6 +23,37 @@ _SHELL_LEVEL = frozenset(
 )
 
 
+#: Programs whose commands (after these options) can escape to a shell, and the escape prefixes.
+_ESCAPES = {
+    "gdb": ({"-ex", "--ex", "-eval-command", "--eval-command", "-iex", "-init-eval-command"}, ("shell ", "!", "pipe ")),
+    "lldb": ({"-o", "--one-line", "-O", "--one-line-before-file", "-k"}, ("platform shell ", "shell ", "script os.system")),
+    "vim": ({"-c", "--cmd"}, ("!", "silent !", "r !", "read !")),
+    "vi": ({"-c", "--cmd"}, ("!", "silent !", "r !", "read !")),
+    "ex": ({"-c", "--cmd"}, ("!", "silent !", "r !", "read !")),
+    "nvim": ({"-c", "--cmd"}, ("!", "silent !", "r !", "read !")),
+}  # fmt: skip
+
+
+def shell_escapes(name: str, args: list[str]) -> list[str]:
+    """Shell commands a debugger's or editor's command options run (``gdb -ex 'shell cat x'``).
+
+    >>> shell_escapes("gdb", ["-batch", "-ex", "shell cat /g/run.sh", "-ex", "run"])
+    ['cat /g/run.sh']
+    >>> shell_escapes("vim", ["-c", "!ls", "-c", "wq", "f.txt"])
+    ['ls']
+    """
+    opts, prefixes = _ESCAPES[name]
+    out = []
+    for opt, value in zip(args, args[1:], strict=False):
+        if opt in opts:
+            v = value.lstrip().lstrip(":").lstrip()
+            for p in prefixes:
+                if v.startswith(p):
+                    out.append(v[len(p) :].strip("\"'()") if p.startswith("script") else v[len(p) :])
+                    break
+    return out
+
+
 _WRAPPERS_WITH_ARG = {
     "sudo": {"-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U"},
     "timeout": {"-s", "-k", "--signal", "--kill-after"},
@@ -192,6 +223,9 @@ class Dispatcher:
             return None
         args = argv[1:]
         depth = f.depth + 1
+        if name in _ESCAPES:
+            for script in shell_escapes(name, args):
+                self._nested(script, f, depth, name)
         if name not in _SHELL_LEVEL and name not in self.functions:
             pass  # an ordinary program: none of the branches below applies
         elif name in ("cd", "pushd"):

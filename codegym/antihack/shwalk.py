@@ -26,6 +26,7 @@ import re
 import tree_sitter
 
 from .paths import HOME, UNKNOWN, resolve
+from .rule_net_words import BUILD_TOOLS
 from .shcommand import MAX_COMMANDS, MAX_DEPTH, Frame, Memory, SimpleCommand, node_text, snippet
 from .shdispatch import Dispatcher
 from .shparse import parse_bytes, plain_script, shlex_split
@@ -137,7 +138,16 @@ class ShellAnalyzer(Dispatcher):
             name = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
             if name is not None and body is not None:
-                self.functions[node_text(name, f)] = (body, f.src)
+                fname = node_text(name, f)
+                self.functions[fname] = (body, f.src)
+                if (
+                    fname in BUILD_TOOLS
+                ):  # a function named for a runner shadows it: the rules see the definition
+                    self._emit(
+                        SimpleCommand(
+                            ["function", fname], f.cwd, snippet(node, f), None, [], [], f.depth, f.via
+                        )
+                    )
             return None
         if t == "for_statement":
             var = node.child_by_field_name("variable")
