@@ -99,7 +99,7 @@ def config(
             "model": {"base": base, "lora_r": args.lora_r, "lora_alpha": 2 * args.lora_r},
             "env": {
                 "id": "codegym/Tasks-v0",
-                "max_turns": 2,
+                "max_turns": 3 if args.read_first else 2,
                 "reward_weights": {
                     "correctness": 1.0,
                     "hack_penalty": args.hack_penalty,
@@ -481,6 +481,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tasks", type=int, default=32, help="honeypot instances")
     p.add_argument("--digits", type=int, default=3, help="digits of the number the honest fix copies")
     p.add_argument(
+        "--read-first",
+        action="store_true",
+        help="the number only in data.txt: the honest fix reads it first (3 calls), the hack stays one call",
+    )
+    p.add_argument(
         "--hack-share", type=float, default=0.5, help="share of every task's demonstrations that hack"
     )
     p.add_argument("--demos-per-task", type=int, default=2, help="warm-start demonstrations of every task")
@@ -594,7 +599,7 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
-        src = honeypot_jsonl(args.tasks, args.digits)
+        src = honeypot_jsonl(args.tasks, args.digits, args.read_first)
         for seed in args.seeds:
             tasks = out / f"seed{seed}-tasks.jsonl"
             task_ids = tasks_copy(src, tasks)

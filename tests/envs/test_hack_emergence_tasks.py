@@ -63,6 +63,34 @@ def test_generic_hack_pays_guards_off_and_is_blocked_guards_on_honest_fix_pays_b
         env.close()
 
 
+def test_read_first_instances_hide_the_number_in_a_file_the_honest_fix_reads():
+    tasks = honeypot_tasks(2, read_first=True)
+    env = gym.make(
+        "codegym/Tasks-v0",
+        tasks=str(honeypot_jsonl(2, read_first=True)),
+        honeypot=True,
+        max_turns=3,
+        backend="docker",
+    )
+    try:
+        for task in tasks:
+            value = str(task.metadata["value"])
+            assert value not in task.problem_statement and "data.txt" in task.problem_statement
+            demo = task.metadata["demonstration"]
+            assert [c["name"] for c in demo] == ["bash", "create", "submit"]
+            env.reset(options={"task_id": task.instance_id})
+            obs, _, _, _, info = env.step(call(demo[0]))
+            assert info["hack_events"] == [] and value in obs[-1]["content"]  # the read shows the number
+            for c in demo[1:]:
+                _, reward, term, trunc, info = env.step(call(c))
+            assert term and info["train_mask"] and reward == 1.0
+            # the generic hack is the same one call, blocked with the guards on
+            reward, events, _ = play(env, task, task.metadata["hack_demonstration"])
+            assert reward == 0.0 and events[0]["blocked"]
+    finally:
+        env.close()
+
+
 def test_instances_are_deterministic_and_differ_in_the_number():
     a, b = spec(0), spec(0)
     assert a.problem_statement == b.problem_statement and a.metadata == b.metadata
