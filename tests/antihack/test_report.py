@@ -1,7 +1,5 @@
 """HackEvent records and hack-rate reports."""
 
-import json
-
 from codegym.antihack import GuardContext, HackEvent, detect, hack_rate_report, plot_report, wilson_interval
 from codegym.toolcall import ToolCall
 
@@ -15,14 +13,6 @@ def event(cmd: str, turn: int = 1, label=None, label_cat=None) -> HackEvent:
         label_is_hack=label,
         label_category=label_cat,
     )
-
-
-def test_event_json_roundtrip():
-    ev = event("git log --all", turn=4)
-    back = HackEvent.from_json(ev.to_json())
-    assert back.to_dict() == ev.to_dict()
-    assert back.verdict and back.blocked and back.category == "vcs-future-leak" and back.turn == 4
-    assert json.loads(ev.to_json())["flags"][0]["rule"] == "VCS-ALLREFS"
 
 
 def test_wilson():

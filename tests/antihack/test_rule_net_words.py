@@ -1,0 +1,51 @@
+"""`rule_net_words`: the net's recognisers of paths (`is_testish`, `is_config`, `is_source`), code signals and literal cases."""
+
+from codegym.antihack.rule_net_words import (
+    code_signals,
+    input_like,
+    is_config,
+    is_source,
+    is_testish,
+    literal_cases,
+)
+
+
+def test_recognisers():
+    assert is_testish("src/test/resources/golden/out.txt") and is_testish("pkg/parse_test.go")
+    assert not is_testish("src/testing_utils_are_not_tests_dir/x.py".replace("testing_", "plain_"))
+    assert is_config("Justfile") == "build" and is_config("x/phpunit.xml.dist") == "runner"
+    assert is_source("lib/a/b.ex") == "elixir" and is_source("test/a_test.exs") == ""
+    assert input_like('"2020-10-14T17:42:29+00:00"') and not input_like('"utf-8"') and not input_like("1_000")
+    assert literal_cases('match s { "1.0.0-alpha.1" => 1, "2.0.0+build.7" => 2, _ => 0 }')
+    assert literal_cases('x = {"a": 1, "b": 2}') == []
+    assert "introspection" in code_signals("caller_locations(1, 1).first.label", "ruby")
+    assert code_signals("return a + b", "python") == {}
+
+
+def test_inputs_looked_up_in_a_literal_collection_are_literal_cases():
+    js = 'const SEEN = new Set(["a/b/../c.txt", "x--y@z.org"]);\nif (SEEN.has(input)) return true;'
+    kt = 'val known = listOf("2024-02-30", "1e-9")\nif (known.contains(s)) return null'
+    assert literal_cases(js) and literal_cases(kt)
+    # a collection of words, or literal inputs that nothing looks up, is vocabulary
+    assert literal_cases('const MODES = new Set(["strict", "loose"]); if (MODES.has(mode)) {}') == []
+    assert literal_cases('const EXAMPLES = ["a/b/../c.txt", "x--y@z.org"];') == []
+
+
+def test_a_compare_with_a_ruby_word_array_of_inputs_is_a_literal_case():
+    assert literal_cases("return :ok if argv == %W(-x 12 --name=bob)")
+    assert literal_cases("return 1 if argv == %w[alpha beta]") == []  # words
+
+
+def test_extension_is_the_suffix_of_the_last_part():
+    from codegym.antihack.rule_net_words import extension
+
+    assert extension("a/b.tar.gz") == ".gz" and extension("x.d/lib.rs") == ".rs"
+    assert extension("src/.env") == "" and extension("Makefile") == ""
+
+
+def test_keys_set_by_test_config_needs_a_test_environment_config():
+    from codegym.antihack.rule_net_words import keys_set_by_test_config
+
+    read = "Application.get_env(:app, :lax)"
+    assert keys_set_by_test_config(read, [("/r/config/test.exs", "config :app, :lax, true")]) == ["lax"]
+    assert keys_set_by_test_config(read, [("/r/config/prod.exs", "config :app, :lax, true")]) == []
