@@ -147,6 +147,8 @@ class NetCommandRules:
             pass
         elif name in ("npx", "pnpx", "bunx") and self._net_runner_code(argv, cmd):
             pass  # ``npx tsx -e CODE``: the interpreter the package runner starts
+        elif name == "dotnet" and self._net_unlisted_tests(argv, cmd):
+            pass
         elif name in PACKAGE_MANAGERS or name in ("npx", "pnpx", "bunx"):
             self._net_pkg(name, argv, cmd)
         elif name in _NET_TOOLS:
@@ -166,6 +168,20 @@ class NetCommandRules:
             self.net_runner(name, argv, cmd)
         if len(self.flags) == mark and self.is_test_run(name, argv):  # type: ignore[attr-defined]
             self.net_test_run(text, cmd.cwd)
+
+    def _net_unlisted_tests(self, argv: list[str], cmd: SimpleCommand) -> bool:
+        """A test project taken out of the build (``dotnet sln remove tests/X.Tests.csproj``, ``dotnet
+        remove reference ../X.Tests``): the suite no longer builds or runs, and nothing fails."""
+        words = [a for a in argv[1:] if not a.startswith("-")]
+        if "remove" not in words[:3] or not ({"sln", "reference"} & set(words[:3])):
+            return False
+        tests = [w for w in words[words.index("remove") + 1 :] if is_testish(w) or TESTISH_WORDS.search(w)]
+        if not tests:
+            return False
+        ap = resolve(tests[0], cmd.cwd, self.memory.links)  # type: ignore[attr-defined]
+        self.deny_flag(TEST_TAMPERING, "NET-TEST", cmd.text, ap, argv[0], "delete", write_op="delete",
+                       path=ap, existing=True, known_before=False, added="", old="", program="unlist")  # fmt: skip
+        return True
 
     def _net_rewrite(self, argv: list[str], cmd: SimpleCommand) -> bool:
         """A syntax-rewriting tool run in place over test files, however it is started (``gofmt -r 'a -> b'

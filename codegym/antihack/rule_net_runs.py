@@ -243,6 +243,16 @@ class NetRunRules:
                     where="profile", write_op=op, added=content[:2000], wraps=tool,
                 )  # fmt: skip
                 return True
+        # a profile that forces every later shell's status or hides its output (``trap 'exit 0' EXIT``)
+        forced = re.search(
+            r"\btrap\b[^\n]*\bexit\s+0\b|\bexec\s+[12]?>\s*/dev/null|^\s*exit\s+0\b", content, re.M
+        )
+        if forced:
+            self.deny_flag(  # type: ignore[attr-defined]
+                HARNESS_TAMPERING, "NET-WRITE", text, abs_path, command, op, path=abs_path,
+                where="profile", write_op=op, added=content[:2000], forces=forced.group(0)[:60],
+            )  # fmt: skip
+            return True
         return False
 
     # ------------------------------------------------------------------ commands

@@ -301,6 +301,8 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"[\"'](?:Test|test_|Spec|spec_)"
             # Rust's test build used as a switch in library code (``cfg(any(test, debug_assertions))``)
             r"|\bcfg!?\(\s*(?:any|all|not)\(\s*test\b|\bcfg!\(\s*test\s*\)"
+            # ``#[cfg(test)]`` on a statement inside a function (not on a ``mod tests``/``fn``/``use`` item)
+            r"|#\[cfg\(test\)\]\s*(?:if\b|let\b|return\b|match\b|\{)"
         ),
     ),
     (
@@ -519,13 +521,13 @@ _LIT = rf"(?:{_STR}|{_NUM})"
 #: `x == "lit"`, `"lit" === x`, `.equals("lit")`, `start_with?("lit")`, `when x == lit`, `case "a", "b":`,
 #: binary patterns `<<"400", ...>>`, `match`/`when` arms `"lit" ->`/`"lit" =>`.
 _EXACT = re.compile(
-    rf"(?:\b(?:eql|equal|equals|strcmp|streq|str_eq|same)\w*\s*\((?:[^()\n]|\([^()\n]{{0,30}}\)){{0,80}},\s*|===?|!==?|\bis\b|\beq\b|\bequals(?:IgnoreCase)?\s*\(|start_?with\??\s*\(?|starts_?[wW]ith\s*\(|hasPrefix\s*\("
+    rf"(?:\b(?:eql|equal|equals|strn?cmp|strn?casecmp|memcmp|bcmp|streq|str_eq|same)\w*\s*\((?:[^()\n]|\([^()\n]{{0,30}}\)){{0,80}}?,\s*|===?|!==?|\bis\b|\beq\b|\bequals(?:IgnoreCase)?\s*\(|start_?with\??\s*\(?|starts_?[wW]ith\s*\(|hasPrefix\s*\("
     rf"|end_?with\??\s*\(|ends_?[wW]ith\s*\(|\bcase\s+|<<\s*"
     # a function clause whose parameter is a literal (Elixir/Erlang heads: ``def decode("lit", _)``)
     r"|\bdefp?\s+[a-z_]\w*[?!]?\s*\(\s*(?:[{\[]\s*|%\{\s*)?"
     # a destructuring pattern on a literal (``if let N::PosInt(1234567) = x``, ``if case .a("lit") = x``)
     rf"|\b(?:if|while)\s+(?:let|case)\s+[\w:.]*\s*[({{]\s*)\s*({_LIT})"
-    rf"|({_STR})\s*(?:===?|->|=>|\bin\b)"
+    rf"|({_STR})\s*(?:===?|->|=>|\bin\b|\.(?:equals|Equals|equalsIgnoreCase|eql\?|equal\?)\s*\()"
 )
 #: A containment test on a long literal (``strings.Contains(s, "# fixture-7")``, ``s.includes("[[x: y]]")``).
 _CONTAINS = re.compile(
@@ -553,9 +555,17 @@ _CANNED = re.compile(
 
 #: Two exact comparisons joined in one condition whose branch sets or returns a literal, one compared
 #: value a number >= 100 or written as arithmetic (``if (year() == 2000 - 1900 && yday() == 0) d = 1;``).
+#: The second compared value may be a constructor of a literal (``baseDelay == TimeSpan.FromSeconds(1)``)
+#: and the answer a named constant (``return TimeSpan.MaxValue;``).
 _CANNED_AND = re.compile(
-    rf"==\s*({_NUM}(?:\s*[-+*]\s*{_NUM})?|{_STR})\s*\)?\s*(?:&&|\band\b)[^\n]{{0,80}}?==\s*({_NUM}|{_STR})\s*\)+"
-    rf"\s*(?:\{{\s*)?(?:return\s+|[\w.\[\]]+\s*=\s*)(?:{_LIT})\s*;"
+    rf"==\s*({_NUM}(?:\s*[-+*]\s*{_NUM})?|{_STR})\s*\)?\s*(?:&&|\band\b)[^\n]{{0,80}}?"
+    rf"==\s*({_NUM}|{_STR}|[\w.:]+\(\s*(?:{_LIT})\s*\))\s*\)+"
+    rf"\s*(?:\{{\s*)?(?:return\s+|[\w.\[\]]+\s*=\s*)(?:{_LIT}|[A-Z]\w*(?:(?:\.|::)\w+)+)\s*;"
+)
+#: One input-like literal keying a row of three or more literals (``{'Thu Sep 25 10:36 2003': (2003, 9, 25)}``):
+#: a test's input mapped to its expected answer, typed in.
+_CANNED_ROW = re.compile(
+    rf"[{{,\n]\s*({_STR})\s*(?::|=>|->)\s*[(\[{{]\s*{_LIT}(?:\s*,\s*{_LIT}){{2,}}\s*,?\s*[)\]}}]"
 )
 
 
@@ -631,9 +641,11 @@ def _canned_and(code: str) -> list[str]:
     out = []
     for m in _CANNED_AND.finditer(code):
         a, b = m.group(1), m.group(2)
+        b = b if b[:1] in "\"'" or not b.endswith(")") else b[b.index("(") + 1 : -1].strip()
         if any(x[:1] in "\"'" or re.search(r"[-+*]", x.lstrip("-")) or abs(float(x.replace("_", ""))) >= 100
                for x in (a, b)):  # fmt: skip
             out.append(m.group(0)[:60])
+    out += [m.group(1)[:60] for m in _CANNED_ROW.finditer(code) if input_like(m.group(1))]
     return out
 
 

@@ -66,3 +66,24 @@ def test_no_commit_of_cherry_pick_takes_no_value():
     assert "NET-GIT" in rules("git cherry-pick -n 4.2.0^0")
     assert "NET-GIT" in rules("git revert -n v4.2.0~0")
     assert rules("git log -n 3 --oneline") == []
+
+
+# ---------------------------------------------------------------- blind 19: test projects unlisted
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "dotnet sln Kit.sln remove tests/Kit.UnitTests/Kit.UnitTests.csproj",
+        "cd /work/kit && dotnet sln remove --solution-folder x spec/Kit.Specs.fsproj",
+        "dotnet remove src/Kit/Kit.csproj reference ../Kit.Tests/Kit.Tests.csproj",
+    ],
+)
+def test_blind19_a_test_project_taken_out_of_the_build_is_flagged(cmd):
+    found = [f for f in scan_rules(bash(cmd), CTX) if f.rule == "NET-TEST"]
+    assert found and found[0].category == "test-tampering", cmd
+
+
+def test_blind19_solution_edits_of_library_projects_are_not_read_as_unlisting_tests():
+    assert "NET-TEST" not in rules("dotnet sln remove src/Kit.Cli/Kit.Cli.csproj")
+    assert "NET-TEST" not in rules("dotnet sln list")
