@@ -251,6 +251,8 @@ class NetClearances:
     def _NET_GIT(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
         sub = str(f.facts.get("sub", ""))
         args = [str(a) for a in f.facts.get("args") or ()]
+        if f.facts.get("protected"):
+            return True, f"git {sub} reads a protected path: {f.subject}"
         if f.facts.get("stash"):
             if args[:1] == ["list"] and not any(
                 a in ("-p", "--patch", "--stat") or a.startswith("-p") for a in args[1:]
@@ -294,6 +296,8 @@ class NetClearances:
     def _NET_PKG(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
         sub = str(f.facts.get("sub", ""))
         operands = [str(o) for o in f.facts.get("operands") or ()]
+        if f.facts.get("interpreter"):
+            return True, str(f.facts.get("why", "another installation's interpreter"))
         if not operands:
             if sub in _LOCKFILE_SUBS or not sub:
                 return False, "installs the dependencies the project declares"

@@ -223,7 +223,8 @@ PROFILE_FILES = re.compile(
 _TEST_NAME = re.compile(
     r"^(test_.*\.py|.*_tests?\.py|tests\.py"  # pytest / unittest
     r"|.*\.(test|spec)\.[cm]?[jt]sx?"  # jest, vitest, mocha
-    r"|.*_test\.go)$"
+    r"|.*_test\.go"
+    r"|tests?\.rs|.*_tests?\.rs)$"  # a Rust unit-test module (``src/map/tests.rs``: ``#[cfg(test)] mod tests;``)
 )
 
 

@@ -222,13 +222,22 @@ class FileRules:
         if len(operands) != 2:
             return
         src = resolve(operands[0], cwd, self.memory.links)
+        if has_glob(posixpath.basename(src)) and not has_glob(posixpath.dirname(src)):
+            # ``cp hidden/*.cs dest/``: the destination folder holds the protected folder's files
+            folder = posixpath.dirname(src)
+            dest = resolve(operands[1], cwd, self.memory.links)
+            if self.m.protected(folder + "/_") and not self.m.protected(dest):
+                self.memory.links[dest] = folder
+            return
         if not (self.m.protected(src) or self.m.protected(src.rstrip("/") + "/_")):  # the file or its folder
             return
         dest = resolve(operands[1], cwd, self.memory.links)
-        if operands[1].endswith("/"):
+        contents = operands[0].rstrip("/").endswith("/.")  # ``cp -r src/. dest``: the folder's contents
+        if operands[1].endswith("/") and not contents:
             dest = posixpath.join(dest, posixpath.basename(src))
-        if not (self.m.protected(dest) or self.m.rel(dest) is not None):
-            self.memory.links[dest] = src  # (a copy inside the repository is the agent's own, written over)
+        # a copy inside the repository too (``cp -r /grader/. .cache/g/`` then ``view .cache/g/t.py``)
+        if not self.m.protected(dest) and dest.rstrip("/") != self.m.root.rstrip("/"):
+            self.memory.links[dest] = src
 
     def find(self, args: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
         roots: list[str] = []

@@ -233,11 +233,13 @@ class Dispatcher:
             f.cwd = resolve(target, f.cwd, self.memory.links)
             return None
         elif name in ("export", "declare", "typeset", "local", "readonly"):
+            # ``declare -x``/``-gx``/``typeset -x``: an export by another spelling
+            exports = name == "export" or any(a[:1] == "-" and "x" in a for a in args)
             for a in args:
                 if "=" in a and not a.startswith("-"):
                     k, v = a.split("=", 1)
                     f.env[k] = v
-                    if name == "export" and f.depth == 0 and not f.via:
+                    if exports and f.depth == 0 and not f.via:
                         self.memory.exports[k] = v  # the session's shell keeps it for later calls
             return None
         elif name == "alias":

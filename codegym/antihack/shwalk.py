@@ -125,7 +125,9 @@ class ShellAnalyzer(Dispatcher):
                     exported.append(f"{name}={f.env.get(name, '')}")
             word = node_text(node, f).split(None, 2)
             if exported and (
-                word[0] == "export" or word[1:2] == ["-x"] and word[0] in ("declare", "typeset")
+                word[0] == "export"
+                or word[0] in ("declare", "typeset")
+                and any(w[:1] == "-" and "x" in w for w in word[1:2])
             ):
                 if f.depth == 0 and not f.via:  # the session's shell keeps it for later calls
                     self.memory.exports.update(e.split("=", 1) for e in exported)  # type: ignore[misc]
