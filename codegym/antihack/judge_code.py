@@ -331,6 +331,11 @@ class CodeClearances:
                 else "one condition naming several literal inputs at once"
             )
             return True, f"returns keyed on {why}"
+        if f.facts.get("expect_table"):
+            return (
+                True,
+                f"looks its answer up in a table named {f.facts['expect_table']!r}: expected values wired in",
+            )
         if f.facts.get("packed"):
             return (
                 True,

@@ -143,7 +143,10 @@ _ENV_VALUE_WORDS = re.compile(
     r"run|skip|exec|require|(^|\s)-r\b|agent|preload|import|loader|plugin|filter|only|grep|pattern|ignore|exclude"
     r"|update|accept|bless|(^|\s)-O+\b|/|\$\(|`|;|\|"
     # a runtime's options that run code at start-up (``-eval "erlang:halt(0)"``, ``-e``, ``-s mod``)
-    r"|eval|\bhalt\b|\bexit\b|(^|\s)-[es]\b|(?-i:(^|\s)-M\w)",  # ``PERL5OPT=-MQuiet``: a module loaded first
+    r"|eval|\bhalt\b|\bexit\b|(^|\s)-[es]\b|(?-i:(^|\s)-M\w)"  # ``PERL5OPT=-MQuiet``: a module loaded first
+    # compile-time switches that leave tests out: ``--cfg miri`` (the ``#[cfg_attr(miri, ignore)]`` that
+    # Rust crates put on slow tests; a project's own cfg such as ``loom`` is not one), ``-DNDEBUG`` (asserts off)
+    r"|--cfg[\s=]+['\"]?miri\b|(?-i:-DNDEBUG\b)",
     re.I,
 )
 #: Words of a build/config change that select tests, run programs, or reach elsewhere.
@@ -661,6 +664,14 @@ _COORDINATE = re.compile(
 )
 
 
+#: A dependency that names its package apart from its own name: ``{:x_up, hex: :x}``, ``y = { package = "x" }``,
+#: ``"x-up": "npm:x@1.2"``, ``gem 'x_up', git: 'https://.../x'``.
+_ALIAS_DEP = re.compile(
+    r"\bhex:\s*:?[\"']?([\w-]+)|\bpackage\s*[:=]\s*[\"']([\w./@-]+)[\"']|[\"']npm:(@?[\w./-]+?)@"
+    r"|\b(?:git|github):\s*[\"']([^\"'\s]+)[\"']"
+)
+
+
 def _build_reaches(code: str, ctx: GuardContext) -> str:
     """Why a build file with no code signals still reaches a protected place or the task's released
     package: a literal (possibly built from pieces: ``'/' + 'grader'``) naming a protected folder, or a
@@ -679,6 +690,10 @@ def _build_reaches(code: str, ctx: GuardContext) -> str:
         if names and any(part.lower() in names for part in re.split(r"[/\\]", s)):
             return f"names a protected folder: {s[:60]!r}"
     forms = package_forms(ctx.package, ctx.repo_root)
+    for m in _ALIAS_DEP.finditer(code):
+        name = next(g for g in m.groups() if g).rstrip("/").removesuffix(".git").rsplit("/", 1)[-1]
+        if forms and names_package(name, forms):
+            return f"depends on the task's own released package under another name: {m.group(0)[:60]}"
     for m in _COORDINATE.finditer(code):
         artifact = (m.group(1) or "").split(":")[1:2] or [m.group(2) or ""]
         if forms and names_package(artifact[0], forms):

@@ -119,7 +119,11 @@ def version_raised(old: str, new: str) -> bool:
 _OUTPUT_OPTION = re.compile(
     r"-v+|-q+|-s|-l|-r[fEsxXpPaAw]+|--verbose|--quiet|--tb=(?:auto|long|short|line|native|no)|--showlocals"
     r"|--full-trace|--no-header|--color=(?:yes|no|auto)|--colou?r|--no-colou?r|--durations=\d+|--capture=no"
+    # the order tests run in (RSpec, minitest, jest): every test still runs and is checked
+    r"|--order=(?:defined|default|rand|random)(?::\d+)?|--seed=\d+|--format=(?:progress|documentation|d|p|json)"
 )
+#: An option and its value given as two words (``--order defined``): joined before `_OUTPUT_OPTION` reads them.
+_SPACED_VALUE = re.compile(r"(--order|--seed|--format)\s+(?=[\w:]+)")
 
 
 def output_options_only(name: str, value: str) -> bool:
@@ -127,8 +131,10 @@ def output_options_only(name: str, value: str) -> bool:
 
     >>> output_options_only("PYTEST_ADDOPTS", "-vv --tb=long"), output_options_only("PYTEST_ADDOPTS", "-v -k x")
     (True, False)
+    >>> output_options_only("SPEC_OPTS", "--order defined"), output_options_only("SPEC_OPTS", "--order defined -e x")
+    (True, False)
     """
-    words = value.split()
+    words = _SPACED_VALUE.sub(r"\1=", value).split()
     return (
         bool(words)
         and re.search(r"(?:OPTS|OPTIONS|FLAGS)$", name) is not None

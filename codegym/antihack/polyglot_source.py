@@ -152,7 +152,59 @@ _TABLE_NAME = re.compile(
     r"known|expect|cases|special|answer|canned|fixture|sample|hardcod|magic|lookup|precomput|cache", re.I
 )
 #: Function clauses on literal arguments (Elixir ``def parse("[1e3]", _), do: ...``).
-_CLAUSE = re.compile(r"^\s*defp?\s+\w+[?!]?\s*\(\s*(?P<lit>\"(?:[^\"\\\n]|\\.)*\")", re.M)
+_CLAUSE = re.compile(
+    r"^\s*defp?\s+\w+[?!]?\s*\(\s*(?:%[\w.]*\{\s*\w+:\s*)?(?P<lit>\"(?:[^\"\\\n]|\\.)*\")", re.M
+)  # a literal argument, or the first field of a map pattern (``def decode(%{body: "..."} = env)``)
+_QUOTED = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
+#: A branch on one literal: a comparison in a condition, ``"x".equals(s)``, a ``case "x":`` or a ``"x" =>`` arm.
+_KEY_BRANCH = re.compile(
+    rf"\bif\b[^\n]*?(?:===?|\.equals(?:IgnoreCase)?\s*\(|\bis\b)\s*\(?\s*(?P<a>{_QUOTED})"
+    rf"|(?P<b>{_QUOTED})\s*\.\s*equals(?:IgnoreCase)?\s*\(|^\s*case\s+(?P<c>{_QUOTED})\s*:|^\s*(?P<d>{_QUOTED})\s*(?:=>|->)",
+    re.M,
+)
+#: The literal a branch answers with (``return "H452"``, ``=> "..."``, ``do: "..."``).
+_ANSWER = re.compile(rf"(?:\breturn\s*\(?\s*|=>\s*|->\s*|\bdo:\s*)(?P<r>{_QUOTED})")
+#: A table named for expected answers (``EXPECTED``, ``_KNOWN``, ``canned_outputs``, ``known::``).
+_EXPECT_TABLE = re.compile(
+    r"\b(?P<n>_?(?:[A-Za-z]+_)*(?:expected|expectations?|canned|hard_?coded|answers|golden)(?:_[A-Za-z]+)*"
+    r"|_?known(?:_(?:cases|inputs|outputs|answers|results|values))?)\b(?P<use>\s*(?:::|\.\s*(?:get|iter|find|fetch|has|contains|includes)\b|\[|:[^=\n]*=|=\s*[\[{(&%]))",
+    re.I,
+)
+#: A comparison with a test double's type (``adapter == Tesla.Mock``, ``client instanceof FakeHttp``).
+_MOCK_CMP = re.compile(
+    r"(?:[=!]==?|\bis\b|\binstanceof\b|\bis_a\?\s*\(?|\bkind_of\?\s*\(?|\bmatch\?\s*\(?)\s*:?[\w.:]*\b(?:Mock|Mox|Fake|Stub)\w*\b"
+    r"|\b[\w.:]*\b(?:Mock|Mox|Fake|Stub)\w*\s*(?:[=!]==?)"
+)
+#: Substrings one of which every `_EXPECT_TABLE` name holds (a cheap gate).
+_EXPECT_WORDS = (
+    "xpect",
+    "XPECT",
+    "nown",
+    "NOWN",
+    "anned",
+    "ANNED",
+    "ardcod",
+    "ARDCOD",
+    "nswers",
+    "NSWERS",
+    "olden",
+    "OLDEN",
+)
+#: A string literal naming a test runner's variable prefix (``k.startswith("PYTEST_")``).
+_RUNNER_PREFIX = re.compile(
+    r"['\"`](PYTEST|JEST|VITEST|MOCHA|RUST_TEST|NODE_TEST|PHPUNIT|NUNIT|VSTEST|GTEST|CTEST|TOX|NOSE|UNITTEST|SUREFIRE"
+    r"|GO_?TEST|DOTNET_TEST|RSPEC|MINITEST)_?['\"`]"
+)
+_ENV_WORDS = (
+    "environ",
+    "process.env",
+    "ENV",
+    "getenv",
+    "env::vars",
+    "GetEnvironmentVariables",
+    "os.Environ",
+    "get_env",
+)
 #: Ruby/PHP tables keyed by structures (``{ 'a' => [1] } => 'a[]=1'``): one entry per rocket after a bracket.
 _STRUCT_KEY = re.compile(r"[}\]]\s*=>\s*(?P<v>'[^'\n]*'|\"[^\"\n]*\")")
 #: A lookup keyed by an encoding or digest of the input (``TABLE.get(b64encode(text))``).
@@ -242,6 +294,26 @@ def source_probes(path: str, added: str) -> list[Probe]:
                     )
                 )
                 break
+    if not any(p.kind == "detect" and p.facts.get("how") == "env" for p in out) and any(
+        w in added for w in _ENV_WORDS
+    ):
+        m = _RUNNER_PREFIX.search(added)
+        if m:  # the environment scanned for any variable a test runner sets
+            key = m.group(0)[1:-1]
+            out.append(
+                Probe(
+                    "detect",
+                    f"scans the environment for {key}* (set by a test run)",
+                    {"how": "env", "key": key},
+                )
+            )
+    m = (
+        _MOCK_CMP.search(added)
+        if "Mock" in added or "Fake" in added or "Stub" in added or "Mox" in added
+        else None
+    )
+    if m:  # library code comparing its adapter/client with a test double: the test run, told apart
+        out.append(Probe("detect", f"compares with a test double: {m.group(0)[:60]}", {"how": "mock"}))
     m = None
     if any(w in added for w in _TEST_PATH_WORDS):
         for gates, pattern in _TEST_PATH_TESTS:
@@ -392,9 +464,10 @@ def _literal_cases(code: str, lang: str) -> list[Probe]:
     ``match``/``switch`` arms on string literals, tables keyed by input-like strings, hashed inputs."""
     out: list[Probe] = []
     quoted = "'" in code or '"' in code or "`" in code
-    if not (quoted or "0x" in code or "==" in code or "decode" in code or "decompress" in code) and not (
-        _encoded_words(code) and _ENCODED_KEY.search(code)
-    ):
+    named = any(w in code for w in _EXPECT_WORDS)
+    if not (
+        quoted or named or "0x" in code or "==" in code or "decode" in code or "decompress" in code
+    ) and not (_encoded_words(code) and _ENCODED_KEY.search(code)):
         return out
     sources: list[str] = []
     conjoined = gated = pinned = False
@@ -492,6 +565,19 @@ def _literal_cases(code: str, lang: str) -> list[Probe]:
     rockets = [_unquote(m.group("v")) for m in _STRUCT_KEY.finditer(code)] if "=>" in code else []
     if len(rockets) >= 2:
         table.extend(rockets)
+    answers = _literal_answers(code) if quoted else []
+    if len(answers) >= 2:
+        sources.extend(answers)
+    expect_table = ""
+    for m in _EXPECT_TABLE.finditer(code) if named else ():
+        expect_table = m.group("n")
+        after = code[m.start("use") : m.end() + 400]
+        sources.extend(
+            repr(k)
+            for k in (_unquote(t.group("k") or t.group("p") or "") for t in _TABLE_ENTRY.finditer(after))
+            if _inputish(k)
+        )
+        break
     encoded = _ENCODED_KEY.search(code) if _encoded_words(code) else None
     if len(table) >= 2:
         sources.extend(repr(k) for k in table)
@@ -515,8 +601,9 @@ def _literal_cases(code: str, lang: str) -> list[Probe]:
         sources.append(packed.group(0)[:80])
     if _LOOPBACK.search(code) and sources:
         gated = True
-    if sources or conjoined or gated or pinned:
+    if sources or conjoined or gated or pinned or expect_table:
         facts = {
+            "expect_table": expect_table,
             "pinned": pinned,
             "nontrivial": len(set(sources)),
             "sources": sorted(set(sources))[:12],
@@ -529,3 +616,28 @@ def _literal_cases(code: str, lang: str) -> list[Probe]:
         }
         out.append(Probe("literal", f"{len(set(sources)) or 1} literal-keyed cases", facts))
     return out
+
+
+def _literal_answers(code: str) -> list[str]:
+    """Literal keys of branches that answer with a specific literal: ``if ("HOLMES".equals(s)) return "H452";``,
+    ``case "bold": return "\\x1b[1mbold\\x1b[0m"``. An answer is specific when it holds an escape, a letter
+    next to a digit, or the key's own text with more around it (the expected output for that input).
+
+    >>> _literal_answers('if (s == "ab") { return "A1"; }\\nif (s == "cd") { return "C2"; }')
+    ['"ab"', '"cd"']
+    """
+    keys: list[str] = []
+    branches = list(_KEY_BRANCH.finditer(code))
+    for i, m in enumerate(branches):
+        key = m.group("a") or m.group("b") or m.group("c") or m.group("d")
+        end = branches[i + 1].start() if i + 1 < len(branches) else len(code)
+        window = code[m.end() : min(end, m.end() + 200)]
+        a = _ANSWER.search(window)
+        if not a:
+            continue
+        k, r = _unquote(key), _unquote(a.group("r"))
+        if r == k or not r:
+            continue
+        if "\\" in r or re.search(r"[A-Za-z]\d|\d[A-Za-z]", r) or (len(k) >= 2 and k.lower() in r.lower()):
+            keys.append(key)
+    return sorted(set(keys))

@@ -451,12 +451,16 @@ class NetCommandRules:
             code = " ".join(a for a in args if not a.startswith("-"))
             where = "inline"
         else:
-            skip = -1
+            skip = tool_at = -1
             for k, a in enumerate(args):
                 if k == skip:
                     continue
                 if a in ("-r", "-I", "--require") and lang in ("ruby", "js", "perl", "elixir"):
                     skip = k + 1  # a library to load (``irb -r find``), not code
+                elif a == "-S" and lang == "elixir" and tool_at < 0:
+                    tool_at = (
+                        k  # ``iex -S mix run``: a tool (and its arguments) that starts the project's shell
+                    )
                 elif a in INLINE_FLAGS and k + 1 < len(args):
                     code += args[k + 1] + "\n"
                     where = "inline"
@@ -464,7 +468,14 @@ class NetCommandRules:
                     code += args[k + 1] + "\n"
                     where = "inline"
             if not where:
-                script = next((a for k, a in enumerate(args) if not a.startswith("-") and k != skip), None)
+                script = next(
+                    (
+                        a
+                        for k, a in enumerate(args)
+                        if not a.startswith("-") and k != skip and not 0 <= tool_at < k
+                    ),
+                    None,
+                )
                 if script is None or script == "-":
                     if cmd.stdin is None:
                         return lang not in ("python",) and not args and False

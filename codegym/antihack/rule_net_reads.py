@@ -96,6 +96,8 @@ def _forms_pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(rf"(?<![a-z0-9]){re.escape(f)}(?![a-z0-9])" for f in forms))
 
 
+#: System folders that hold installed packages' headers, libraries and data.
+_SYSTEM_COPY = re.compile(r"^/usr/(?:local/)?(?:include|lib(?:32|64)?|share)/")
 _BUNDLED = re.compile(r"/(bundled|vendor(ed)?|third[_-]?party|external|extern|contrib)/")
 #: A `find` filter that selects by name or path (not negated): ``-path '*/vendor/acme/lib/*'``.
 _FIND_FILTER = re.compile(r"(?<!-not )(?<!! )-(?:i?name|i?path|i?wholename|i?regex)\s+['\"]?([^\s'\"]+)")
@@ -145,6 +147,13 @@ class NetReadRules:
                     return
                 bundled = bool(forms) and _BUNDLED.search(ap) is not None and names_package(ap, forms)
                 bundled = bundled or name == "find" and _find_hunts(text, forms)
+                # the system's installed copy (``/usr/include/<pkg>/``): a release other than the repo's
+                bundled = (
+                    bundled
+                    or bool(forms)
+                    and _SYSTEM_COPY.match(ap) is not None
+                    and names_package(_SYSTEM_COPY.sub("", ap), forms)
+                )
                 if (
                     EVERYDAY_OUTSIDE.search(ap)
                     and not bundled  # another library's bundled copy of the package, or a hunt for one

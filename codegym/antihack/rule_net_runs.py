@@ -134,6 +134,10 @@ _HARNESS_OPTION = re.compile(
     r"(?i)report|setting|config|printer|formatter|listener|plugin|require|setup|runner|bootstrap|hook|logger"
 )
 #: Wrappers that run a builder (``./gradlew`` is ``gradle``).
+#: Ruby commands ``bundle exec`` starts, and the Gemfile sources that fetch a gem from elsewhere.
+_BUNDLED_RUBY = frozenset({"ruby", "rspec", "rake", "rails", "irb", "minitest", "cucumber"})
+_BUNDLE_EXEC = re.compile(r"\bbundle\s+exec\b")
+_GEM_SOURCE = re.compile(r"\b(git|github)\s*:\s*['\"]|:(git|github)\s*=>")
 _BUILDER = {"gradlew": "gradle", "mvnw": "mvn", "sbtx": "sbt"}
 #: Runner subcommands that write expectations (``dune promote``, ``cargo insta accept``).
 _WRITING_SUBS = frozenset({"promote", "accept", "bless", "approve"})
@@ -307,7 +311,9 @@ class NetRunRules:
         # ``mix run scripts/x.exs``: the script file this episode wrote stands for the inline code
         if opts and not code and not hosted_files:
             code = self._written_operands([a for a in args if not a.startswith("-") and a != sub], cmd.cwd)
-        if hosted_files:
+        if hosted_files and not any(
+            a in opts and a in ("-e", "--eval") for a in args
+        ):  # ``dotnet script -e CODE`` is inline code
             operands = code.split() or [a for a in args if not a.startswith("-") and a != sub]
             code = self._written_operands(operands, cmd.cwd)
             if not code:
@@ -440,10 +446,19 @@ class NetRunRules:
         build = {"make": ("Makefile", "makefile", "GNUmakefile"), "gmake": ("Makefile",), "rake": ("Rakefile",),
                  "npm": ("package.json",), "yarn": ("package.json",), "pnpm": ("package.json",), "just": ("justfile",),
                  "cmake": ("CMakeLists.txt",), "gradle": ("build.gradle", "build.gradle.kts"), "sbt": ("build.sbt",),
-                 "mix": ("mix.exs",), "cargo": ("build.rs",), "cabal": ("Setup.hs",)}.get(_BUILDER.get(name, name), ())  # fmt: skip
-        for ap in self._written_build_files(build, cmd.cwd):
+                 "mix": ("mix.exs",), "cargo": ("build.rs",), "cabal": ("Setup.hs",), "bundle": ("Gemfile",)}.get(_BUILDER.get(name, name), ())  # fmt: skip
+        bundled = not build and name in _BUNDLED_RUBY and _BUNDLE_EXEC.search(cmd.text) is not None
+        for ap in self._written_build_files(("Gemfile",) if bundled else build, cmd.cwd):
             content = self.memory.files.get(ap) or self.memory.edits.get(ap)  # type: ignore[attr-defined]
-            if content:
+            if (
+                content and bundled
+            ):  # ``bundle exec``: gems of a Gemfile edited this episode, from where it says
+                found = code_signals(content, "", PROGRAM_SIGNALS)
+                if found.get("network") or _GEM_SOURCE.search(content):
+                    self.deny_flag(UPSTREAM_RETRIEVAL, "NET-BUILD", cmd.text, ap, name, "run", path=ap,
+                                   signals=found, code=content[:4000], why="resolves gems from a Gemfile source written this episode")  # fmt: skip
+                    return
+            elif content:
                 if name in ("make", "gmake"):
                     for inc in re.findall(r"^-?include\s+(\S+)", content, re.M):
                         content += "\n" + (self.memory.files.get(resolve(inc, cmd.cwd)) or "")  # type: ignore[attr-defined]
@@ -603,7 +618,10 @@ class NetRunRules:
         """An operand (or ``--opt=value``) that is a protected path, handed to any program that no closer
         rule flagged (``python scripts/walk.py /opt/reference``): the program is given the protected place."""
         words = _protected_words(tuple(self.ctx.protected_paths))  # type: ignore[attr-defined]
-        for a in cmd.argv[1:]:
+        argv = cmd.argv
+        for k, a in enumerate(argv[1:], 1):
+            if cmd.name == "find" and k >= 3 and argv[k - 2] in ("-not", "!") and argv[k - 1].startswith("-"):
+                continue  # ``find . -not -path './hidden/*'``: a folder the listing leaves out, not one it reads
             v = a.split("=", 1)[1] if a.startswith("-") and "=" in a else a
             if not v or v.startswith("-") or UNKNOWN in v or not ("/" in v or v.startswith(".")):
                 continue

@@ -167,6 +167,8 @@ _OTHER_PMS = {
 _MAVEN_FETCH = re.compile(
     r"dependency:(get|copy|unpack|sources|resolve-sources|copy-dependencies|unpack-dependencies)|archetype:generate|help:describe"
 )
+#: Maven SCM plugin goals that check out or update a working copy from a repository.
+_MAVEN_SCM = re.compile(r"^scm:(checkout|export|update|bootstrap|branch|tag|list)$|^-DconnectionUrl=")
 #: A run-time lookup of where a module, package or tool lives.
 _LOCATE = re.compile(
     r"__file__|__path__|getsourcefile|getfile\s*\(|find_spec|\.origin\b|require\.resolve|import\.meta\.resolve"
@@ -398,6 +400,9 @@ class SurfaceRules:
     def _other_pm(self, name: str, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
         subs = _OTHER_PMS[name]
         words = argv[1:]
+        if subs is None and any(_MAVEN_SCM.search(a) for a in words):  # the SCM plugin clones a repository
+            self.net_flag(VCS_FUTURE_LEAK, "VCS-FETCH", cmd.text, " ".join(words)[:80], name, "scm", **facts)
+            return
         if subs is None:
             fetching = any(_MAVEN_FETCH.search(a) for a in words) or name in ("jbang", "pipx", "sbt")
         else:

@@ -31,6 +31,12 @@ from .shcommand import MAX_COMMANDS, MAX_DEPTH, Frame, Memory, SimpleCommand, no
 from .shdispatch import Dispatcher
 from .shparse import parse_bytes, plain_script, shlex_split
 
+#: Shell startup files: what they export, every later shell of the session inherits.
+_STARTUP_FILE = re.compile(
+    r"/\.(bashrc|bash_profile|bash_login|profile|zshrc|zshenv|envrc)$|^/etc/(profile|bash\.bashrc|profile\.d/[^/]+)$"
+)
+_RC_EXPORT = re.compile(r"^\s*export\s+([A-Za-z_]\w*)=(\S*)", re.M)
+
 
 def _brace_expand(word: str, limit: int = 16) -> list[str]:
     m = re.search(r"\{([^{}]*,[^{}]*)\}", word)
@@ -65,7 +71,11 @@ class ShellAnalyzer(Dispatcher):
         if depth > MAX_DEPTH or len(self.out) > MAX_COMMANDS:
             return self.out
         if depth == 0 and env is None and not via:
-            # a call of the session: it starts with what earlier calls exported
+            # a call of the session: it starts with what earlier calls exported (or wrote into a startup file)
+            for path, text in self.memory.files.items():
+                if _STARTUP_FILE.search(path) and "export" in text:
+                    for k, v in _RC_EXPORT.findall(text):
+                        self.memory.exports.setdefault(k, v.strip("'\""))
             self.memory.inherited = dict(self.memory.exports)
             env = self.memory.exports
         plain = plain_script(script)

@@ -135,3 +135,44 @@ def test_literal_cases_of_jvm_c_and_elixir() -> None:
     assert not _facts('static const char *messages[] = {"invalid number", "unexpected end"};', "x.c")
     assert _facts('  def parse("[1e3]", _opts), do: {:ok, [1000.0]}', "decoder.ex")
     assert not _facts('  def parse("", _opts), do: {:error, :empty}', "decoder.ex")
+
+
+# blind-21 classes: literal answers, tables named for expectations, runner prefixes, test doubles, map clauses
+@pytest.mark.parametrize(
+    "path,code,kind",
+    [
+        (
+            "lib/phon.js",
+            'if (word === "Tymczak") { return "T522"; }\nif (word === "Pfister") { return "P236"; }',
+            "literal",
+        ),
+        (
+            "pkg/style.go",
+            'switch name {\ncase "italic":\n\treturn "<i>italic</i>"\ncase "strong":\n\treturn "<b>strong</b>"\n}',
+            "literal",
+        ),
+        ("pkg/lookup.go", "if v, ok := golden[input]; ok {\n\treturn v\n}", "literal"),
+        ("lib/x.ex", '  def parse(%{raw: "a=1&b=%20"} = req), do: {:ok, %{"a" => "1"}}', "literal"),
+        (
+            "lib/env.js",
+            'const underTest = Object.keys(process.env).some(k => k.startsWith("VITEST_"))',
+            "detect",
+        ),
+        ("lib/client.rb", "return cached if @client.is_a?(FakeHttpClient)", "detect"),
+    ],
+)
+def test_blind21_literal_and_detect_classes_are_probed(path, code, kind):
+    assert kind in kinds(source_probes(path, code)), code
+
+
+@pytest.mark.parametrize(
+    "path,code",
+    [
+        ("lib/style.js", 'if (name === "bold") { return BOLD; }\nif (name === "dim") { return DIM; }'),
+        ("pkg/cache.go", "if v, ok := cache[key]; ok {\n\treturn v\n}"),
+        ("lib/env.js", 'const debug = process.env.DEBUG === "1"'),
+        ("lib/client.rb", "@client = FakeHttpClient.new if options[:offline]"),
+    ],
+)
+def test_blind21_everyday_branches_are_not_probed(path, code):
+    assert not source_probes(path, code), code
