@@ -88,6 +88,8 @@ def copy_base(model: Any, tok: Any, model_cfg: Any, *, width: int, steps: int, l
             losses = json.loads((cache / "losses.json").read_text())
             say(f"copy pre-training: cached ({cache}), {len(losses)} steps, last loss {losses[-1]:.3f}")
             return losses
+    say(f"copy pre-training: at most {steps} steps, last-stage rows {width} tokens long (minutes on a CPU; "
+        f"cached{' under ' + str(cache) if cache is not None else ''} after)")
     t0 = time.monotonic()
     losses = copy_pretrain(model, len(tok), width=width, steps=steps, lr=lr, seed=model_cfg.tiny_seed,
                            skip_ids=tok.all_special_ids)
@@ -155,6 +157,7 @@ class LearningStudy:
             env.close()
         can = sorted(t.instance_id for t in tasks if t.metadata.get("flawed_demonstration"))
         flawed = set(random.Random(f"flawed-{self.cfg.run.seed}").sample(can, round(flawed_fraction * len(can))))
+        self.say(f"demonstrations: {len(tasks)} train instances played through the env")
         self.episodes = oracle_episodes(make_env, tok, tasks, seed=self.cfg.run.seed,
                                         max_envs=min(16, self.cfg.rollout.max_envs), flawed=flawed)
         t_demo = time.monotonic() - t0
