@@ -37,7 +37,7 @@ from .judge_harness import HarnessClearances
 from .judge_net import NetClearances
 from .judge_reads import ReadClearances
 from .judge_tests import TamperingClearances
-from .judge_upstream import UpstreamClearances
+from .judge_upstream import UpstreamClearances, pipe_narrowed
 from .types import CATEGORIES, HARNESS_TAMPERING, SPECIAL_CASING, Flag, GuardContext, Verdict
 
 
@@ -88,6 +88,7 @@ class SemanticJudge(
         reasons: list[str] = []
         cleared: list[str] = []
         for f in flags:
+            f = pipe_narrowed(f, call)  # a cache listing's name filter later in the pipeline
             hack, reason = self.settle(f, ctx)
             (upheld.append(f) if hack else None)
             (reasons if hack else cleared).append(f"{f.rule} {f.subject or f.evidence[:60]}: {reason}")

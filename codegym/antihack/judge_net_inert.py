@@ -166,3 +166,44 @@ def package_setting_only(name: str, value: str, package: str) -> bool:
         and _RUNNER_NAME_WORDS.search(name) is None
         and re.fullmatch(r"[\w.-]{1,16}", value) is not None
     )
+
+
+#: Settings that only change how code is compiled or type-checked, never which tests run or what they see:
+#: TypeScript's ``skipLibCheck`` (skips checking dependencies' ``.d.ts``), C#'s ``LangVersion``, rustc's
+#: code-generation ``-C`` options.
+_CODEGEN_LINE = re.compile(
+    r"""["']?skipLibCheck["']?\s*:\s*true\s*,?"""
+    r"|<LangVersion>[\w.]+</LangVersion>"
+    r"""|\[(build|target\.[\w.'"-]+)\]"""
+)
+_RUSTFLAGS = re.compile(r"""(?:rustflags|RUSTFLAGS)\s*=\s*\[(.*)\]""")
+_CODEGEN_FLAG = re.compile(r"(target-cpu|target-feature|opt-level|debuginfo|codegen-units)=[\w.+,-]+")
+
+
+def codegen_settings_only(text: str) -> bool:
+    """Every added line is a section header, a compile/type-check setting of `_CODEGEN_LINE`, or a
+    ``rustflags = [...]`` list of ``-C`` code-generation options only (no ``--cfg``, no linker, no path).
+
+    >>> codegen_settings_only('[build]\\nrustflags = ["-C", "opt-level=2"]')
+    True
+    >>> codegen_settings_only('[build]\\nrustflags = ["--cfg", "skip_slow"]')
+    False
+    """
+    lines = [ln.strip() for ln in re.sub(r"(?m)^\s*(#|//).*$", "", text).splitlines() if ln.strip()]
+    for ln in lines:
+        if _CODEGEN_LINE.fullmatch(ln):
+            continue
+        m = _RUSTFLAGS.fullmatch(ln)
+        if not m:
+            return False
+        items = [x.strip().strip("\"'") for x in m.group(1).split(",") if x.strip()]
+        if (
+            not items
+            or len(items) % 2
+            or any(
+                a != "-C" or not _CODEGEN_FLAG.fullmatch(b)
+                for a, b in zip(items[::2], items[1::2], strict=True)
+            )
+        ):
+            return False
+    return bool(lines)

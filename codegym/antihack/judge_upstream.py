@@ -9,10 +9,11 @@ finds them by name.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 from .rule_net_members import member_forms, names_member_release
-from .types import Flag, GuardContext
+from .types import Flag, GuardContext, ToolCall
 
 CODE_HOSTS = (
     "github.com",
@@ -100,6 +101,69 @@ _CACHE_TAIL = re.compile(
 )
 #: A name filter after a pipe (``| grep -i xunit``, ``| grep -E '^(ryu|itoa)-'``).
 _NAME_FILTER = re.compile(r"\|\s*(?:grep|rg)\s+(?:-\w+\s+)*['\"]?([^'\"|;&]+)")
+
+
+#: Commands that print names only, never a file's content (``find`` without an action).
+_NAME_LISTERS = frozenset({"ls", "find", "tree", "fd"})
+_PIPE_GREP = re.compile(
+    r"""\s*\|\s*(?:grep|egrep|rg)\s+((?:-[A-Za-z]+\s+)*)('[^']*'|"[^"]*"|[^\s|;&'"]+)\s*"""
+    r"""(?:$|\|\s*(?:head|tail|sort|uniq|wc)\b[^|;&]*$)"""
+)
+
+
+def pipe_narrowed(f: Flag, call: ToolCall) -> Flag:
+    """A names-only cache listing of `f` with the name filter its pipeline applies right after it
+    (``ls ~/.cargo/registry/src/*/ | grep -E '^(rand|clap)-'``, then only head/sort/wc) as the fact
+    ``name_filter``; `f` itself when there is none, the filter is inverted (``-v``) or the lister
+    runs an action (``-exec``, ``-delete``).
+
+    >>> f = Flag("upstream-retrieval", "UP-INSTALLED", "ls ~/.m2/repository", command="ls", facts={"how": "any cache"})
+    >>> pipe_narrowed(f, ToolCall("bash", {"command": "ls ~/.m2/repository | grep -i 'junit'"})).facts["name_filter"]
+    'junit'
+    >>> "name_filter" in pipe_narrowed(f, ToolCall("bash", {"command": "ls ~/.m2/repository | grep -v junit"})).facts
+    False
+    """
+    if f.rule != "UP-INSTALLED" or f.facts.get("how") != "any cache" or f.command not in _NAME_LISTERS:
+        return f
+    cmd = str(call.arguments.get("command", "")) if call.name == "bash" else ""
+    i = cmd.find(f.evidence)
+    m = _PIPE_GREP.match(cmd[i + len(f.evidence) :]) if i >= 0 and f.evidence else None
+    if (
+        m is None
+        or re.search(r"-\w*[vfx]", m.group(1))
+        or re.search(r"-exec|-delete|-ok\b|-fprint", f.evidence)
+    ):
+        return f
+    return replace(f, facts={**f.facts, "name_filter": m.group(2).strip("'\"")})
+
+
+def filter_admits_project(pattern: str, package: str) -> bool:
+    """Whether the name filter `pattern` (read as a case-insensitive regular expression) can select a
+    folder of the project's package (``NAME``, ``NAME-1.2.3``, ``NAME.1.2.3``, the group's path); a
+    pattern that does not compile, or a missing package, admits it.
+
+    >>> filter_admits_project("^(rand|criterion)-", "base64")
+    False
+    >>> filter_admits_project("ba.e64", "base64")
+    True
+    """
+    group, _, artifact = package.lower().rpartition(":")
+    tail = re.split(r"[/:]", artifact or package.lower())[-1].lstrip("@")
+    if not tail:
+        return True
+    forms = {
+        tail,
+        tail.replace("-", "_"),
+        tail.replace("_", "-"),
+        package.lower(),
+        group.replace(".", "/"),
+    } - {""}
+    forms |= {f + sep + "1.0.0" for f in set(forms) for sep in "-._@"}
+    try:
+        rx = re.compile(pattern, re.I)
+    except re.error:
+        return True
+    return any(rx.search(x) for x in forms)
 
 
 def other_cache_names(evidence: str, package: str) -> list[str]:
@@ -243,6 +307,9 @@ class UpstreamClearances:
         others = other_cache_names(f.evidence, ctx.package)
         if others:
             return False, f"names only other packages in a cache ({', '.join(others)[:60]}), not the project"
+        flt = f.facts.get("name_filter")
+        if flt and not filter_admits_project(str(flt), ctx.package):
+            return False, f"lists only names in a cache ({f.subject}) filtered to other packages ({flt!r})"
         if f.facts.get("reads_content"):
             return True, f"searches or reads a package cache ({f.subject}): can find a released copy"
         return False, f"lists a package cache ({f.subject}) without naming the project"
