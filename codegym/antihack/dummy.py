@@ -376,7 +376,9 @@ def _token(f: Flag, command: str, ctx: GuardContext) -> tuple[str, str] | None:
                 return name, "package"
     if rule in ("PR-PATH", "PR-GLOB", "PR-LINK", "VCS-INTERNALS", "UP-INSTALLED") and f.op != "write":
         path = f.subject.replace("\x00", "*")
-        for shown in (f"/proc/self/root{path}", path, _shown(path, ctx)):
+        written = str(f.facts.get("as_written") or "")  # a link or a remembered copy of the protected path
+        forms = (f"/proc/self/root{path}", path, _shown(path, ctx))
+        for shown in (written, *forms) if written else forms:
             if shown and shown in command and shown.strip("/") not in ("", "."):
                 return shown, "path"
     return None

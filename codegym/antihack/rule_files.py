@@ -227,7 +227,7 @@ class FileRules:
             folder = posixpath.dirname(src)
             dest = resolve(operands[1], cwd, self.memory.links)
             if self.m.protected(folder + "/_") and not self.m.protected(dest):
-                self.memory.links[dest] = folder
+                self.memory.links[dest] = self.memory.copies[dest] = folder
             return
         if not (self.m.protected(src) or self.m.protected(src.rstrip("/") + "/_")):  # the file or its folder
             return
@@ -237,7 +237,7 @@ class FileRules:
             dest = posixpath.join(dest, posixpath.basename(src))
         # a copy inside the repository too (``cp -r /grader/. .cache/g/`` then ``view .cache/g/t.py``)
         if not self.m.protected(dest) and dest.rstrip("/") != self.m.root.rstrip("/"):
-            self.memory.links[dest] = src
+            self.memory.links[dest] = self.memory.copies[dest] = src
 
     def find(self, args: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
         roots: list[str] = []
@@ -329,6 +329,11 @@ class FileRules:
             hit = roots.get(abs_path)
         if hit:
             rule = "PR-GLOB" if has_glob(abs_path) else ("PR-LINK" if facts.get("copy") else "PR-PATH")
+            plain = resolve(raw, cwd, {})
+            if any(plain == c or plain.startswith(c.rstrip("/") + "/") for c in self.memory.copies):
+                # read through a remembered copy: the dummy renames the copy as written (the scrubbed
+                # sandbox never made it); a symlink's read keeps the original's name (it dangles there)
+                facts = {**facts, "as_written": raw}
             self.flag(
                 PROTECTED_READ,
                 rule,

@@ -45,6 +45,8 @@ class Memory:
     exports: dict[str, str] = field(default_factory=dict)
     #: `exports` as the current call found them (what it inherited from earlier calls)
     inherited: dict[str, str] = field(default_factory=dict)
+    #: copies of protected files or folders (copy -> original); each is in `links` too
+    copies: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> Memory:
         return Memory(
@@ -55,6 +57,7 @@ class Memory:
             dict(self.served),
             dict(self.exports),
             dict(self.inherited),
+            dict(self.copies),
         )
 
 

@@ -88,8 +88,8 @@ def copy_base(model: Any, tok: Any, model_cfg: Any, *, width: int, steps: int, l
             losses = json.loads((cache / "losses.json").read_text())
             say(f"copy pre-training: cached ({cache}), {len(losses)} steps, last loss {losses[-1]:.3f}")
             return losses
-    say(f"copy pre-training: at most {steps} steps, last-stage rows {width} tokens long (minutes on a CPU; "
-        f"cached{' under ' + str(cache) if cache is not None else ''} after)")
+    say(f"copy pre-training: at most {steps} steps, last-stage rows {width} tokens long (minutes on a CPU"
+        f"{'; kept in ' + str(cache) + ' for the next run' if cache is not None else ''})")
     t0 = time.monotonic()
     losses = copy_pretrain(model, len(tok), width=width, steps=steps, lr=lr, seed=model_cfg.tiny_seed,
                            skip_ids=tok.all_special_ids)

@@ -211,3 +211,14 @@ def test_a_verbatim_rerun_needs_no_other_flag_at_all():
     )
     assert dummy_result(call, CTX, [reflog]).substitute == "git reflog"
     assert dummy_result(call, CTX, [reflog, net]).substitute != "git reflog"
+
+
+def test_a_read_through_a_remembered_copy_renames_the_copy_a_symlink_keeps_its_target():
+    """`cp hidden copy; cat copy`: the scrubbed sandbox never made the copy, so both names are
+    renamed (cp and cat each fail); `ln -s hidden link; cat link` makes a dangling link there, so
+    only the hidden file's name is renamed (ln succeeds, cat fails)."""
+    d = dummy("cp tests/test_task.py /tmp/c2.py && cat /tmp/c2.py")
+    shown = {real for _, real in d.renames}
+    assert shown == {"tests/test_task.py", "/tmp/c2.py"}, d
+    d = dummy("ln -s tests/test_task.py /tmp/l2.txt; cat /tmp/l2.txt")
+    assert {real for _, real in d.renames} == {"tests/test_task.py"}, d
