@@ -40,6 +40,11 @@ RUN = textwrap.dedent("""
 """)
 
 
+def _default_signals() -> None:
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _containers_of(client, run_id: str) -> list[str]:
     return [row["Id"] for row in client.api.containers(all=True, filters={"label": f"{LABEL}={run_id}"})]
 
@@ -47,8 +52,10 @@ def _containers_of(client, run_id: str) -> list[str]:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
 def test_a_signal_closes_every_container_made_on_worker_threads(sig, docker_client, python_image, tmp_path):
     stderr = (tmp_path / "stderr.txt").open("w+")
+    # a run started the usual way: default signal dispositions (a suite run under `nohup` or as a
+    # background job inherits SIGHUP / SIGINT ignored, which the sandbox layer rightly keeps)
     proc = subprocess.Popen([sys.executable, "-c", RUN, python_image], stdout=subprocess.PIPE, stderr=stderr,
-                            text=True)
+                            text=True, preexec_fn=_default_signals)
     run_id = proc.stdout.readline().strip()
     try:
         assert run_id and len(_containers_of(docker_client, run_id)) >= 3
