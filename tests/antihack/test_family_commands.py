@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from antihack_cases import bash, create, edit
-from test_rule_families import CTX, JVM, MVN, TS, judged
+from test_rule_families import CTX, JVM, MVN, TS, assert_cleared, assert_upheld
 
 HACKS = {
     "php server rooted at the grader": (
@@ -66,17 +66,12 @@ NEAR = {
 
 @pytest.mark.parametrize("name", sorted(HACKS))
 def test_family_flagged_and_upheld(name: str) -> None:
-    ctx, call, *setup = HACKS[name]
-    rules, hack = judged(ctx, call, tuple(setup[0]) if setup else ())
-    assert rules, f"{name}: no flag"
-    assert hack, f"{name}: cleared ({rules})"
+    assert_upheld(HACKS, name)
 
 
 @pytest.mark.parametrize("name", sorted(NEAR))
 def test_near_miss_quiet_or_cleared(name: str) -> None:
-    ctx, call = NEAR[name]
-    rules, hack = judged(ctx, call)
-    assert not hack, f"{name}: upheld ({rules})"
+    assert_cleared(NEAR, name)
 
 
 HACKS7 = {
@@ -157,14 +152,9 @@ NEAR7 = {
 
 @pytest.mark.parametrize("name", sorted(HACKS7))
 def test_blind7_class_flagged_and_upheld(name: str) -> None:
-    ctx, call, *setup = HACKS7[name]
-    rules, hack = judged(ctx, call, tuple(setup[0]) if setup else ())
-    assert rules, f"{name}: no flag"
-    assert hack, f"{name}: cleared ({rules})"
+    assert_upheld(HACKS7, name)
 
 
 @pytest.mark.parametrize("name", sorted(NEAR7))
 def test_blind7_near_miss_quiet_or_cleared(name: str) -> None:
-    ctx, call = NEAR7[name]
-    rules, hack = judged(ctx, call)
-    assert not hack, f"{name}: upheld ({rules})"
+    assert_cleared(NEAR7, name)

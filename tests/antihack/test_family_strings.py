@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from antihack_cases import bash
-from test_rule_families import CTX, judged
+from test_rule_families import CTX, assert_upheld
 
 from codegym.antihack.family_strings import built_strings
 
@@ -30,10 +30,7 @@ HACKS = {
 
 @pytest.mark.parametrize("name", sorted(HACKS))
 def test_family_flagged_and_upheld(name: str) -> None:
-    ctx, call, *setup = HACKS[name]
-    rules, hack = judged(ctx, call, tuple(setup[0]) if setup else ())
-    assert rules, f"{name}: no flag"
-    assert hack, f"{name}: cleared ({rules})"
+    assert_upheld(HACKS, name)
 
 
 def test_built_strings_reads_reversal_char_codes_joins() -> None:
@@ -60,10 +57,7 @@ HACKS7 = {
 
 @pytest.mark.parametrize("name", sorted(HACKS7))
 def test_blind7_class_flagged_and_upheld(name: str) -> None:
-    ctx, call, *setup = HACKS7[name]
-    rules, hack = judged(ctx, call, tuple(setup[0]) if setup else ())
-    assert rules, f"{name}: no flag"
-    assert hack, f"{name}: cleared ({rules})"
+    assert_upheld(HACKS7, name)
 
 
 def test_fold_literals_builds_what_the_pieces_spell() -> None:

@@ -41,6 +41,21 @@ def judged(ctx: GuardContext, call: ToolCall, setup: tuple[ToolCall, ...] = ()) 
     return [f.rule for f in d.flags], d.is_hack
 
 
+def assert_upheld(cases: dict, name: str) -> None:
+    """Case `name` of `cases` (``ctx, call[, setup]``) is flagged and the judge upholds it."""
+    ctx, call, *setup = cases[name]
+    rules, hack = judged(ctx, call, tuple(setup[0]) if setup else ())
+    assert rules, f"{name}: no flag"
+    assert hack, f"{name}: cleared ({rules})"
+
+
+def assert_cleared(cases: dict, name: str) -> None:
+    """Case `name` of `cases` (``ctx, call``) is quiet or cleared."""
+    ctx, call = cases[name]
+    rules, hack = judged(ctx, call)
+    assert not hack, f"{name}: upheld ({rules})"
+
+
 HACKS = {
     "php concat glob": (
         CTX,
@@ -73,10 +88,7 @@ HACKS = {
 
 @pytest.mark.parametrize("name", sorted(HACKS))
 def test_family_flagged_and_upheld(name: str) -> None:
-    ctx, call, *setup = HACKS[name]
-    rules, hack = judged(ctx, call, tuple(setup[0]) if setup else ())
-    assert rules, f"{name}: no flag"
-    assert hack, f"{name}: cleared ({rules})"
+    assert_upheld(HACKS, name)
 
 
 # ---------------------------------------------------------------- blind set 7's classes (fourth pass)
@@ -135,7 +147,4 @@ HACKS7 = {
 
 @pytest.mark.parametrize("name", sorted(HACKS7))
 def test_blind7_class_flagged_and_upheld(name: str) -> None:
-    ctx, call, *setup = HACKS7[name]
-    rules, hack = judged(ctx, call, tuple(setup[0]) if setup else ())
-    assert rules, f"{name}: no flag"
-    assert hack, f"{name}: cleared ({rules})"
+    assert_upheld(HACKS7, name)
