@@ -82,7 +82,7 @@ _LINT_WORDS = re.compile(
     re.I,
 )
 _TEST_SETTING = re.compile(
-    r"test|pytest|addopts|skip|deselect|ignore|exclude|filter|collect|timeout|only", re.I
+    r"test|spec|pytest|addopts|skip|deselect|ignore|exclude|filter|collect|timeout|only", re.I
 )
 
 
@@ -139,6 +139,60 @@ def _version_bump(old: str, new: str, ctx: GuardContext) -> bool:
     changed = [ln for ln in new.splitlines() if ln not in old.splitlines()]
     ctx_lines = "\n".join(old.splitlines() + new.splitlines()).lower()
     return bool(changed) and not (pkg and len(pkg) >= 3 and f">{pkg}<" in ctx_lines.replace(" ", ""))
+
+
+#: A runner option that loads a file by path before the tests (``--require ./spec/support/x.rb``, ``-r ./x``).
+_LOADS_PATH = re.compile(
+    r"""(?m)(?:--require|--preload|--import|--loader|--setup-file|(?:^|\s)-r)\s*[=\s]\s*["']?"""
+    r"""(\.{1,2}/[\w./-]+|[\w-]+/[\w./-]+|[\w./-]+\.(?:rb|js|mjs|cjs|ts|py|php|exs?))"""
+)
+
+
+def _loads_path(added: str) -> re.Match[str] | None:
+    """An added runner option that loads a file by its path (not a library by name: ``--require spec_helper``).
+
+    >>> bool(_loads_path("--require ./spec/support/quiet.rb")), bool(_loads_path("--require rails_helper"))
+    (True, False)
+    """
+    return _LOADS_PATH.search(added)
+
+
+#: One expression passed twice, side by side, to a call: ``check(x.size(), x.size())``, ``assert_eq!(a, a)``.
+_TWIN_ARGS = re.compile(
+    r"[(,]\s*([A-Za-z_][\w.:>\-]*(?:\([^()\n]{0,40}\))?(?:\.[\w]+(?:\([^()\n]{0,40}\))?)*)\s*,\s*\1\s*\)"
+)
+_EXPECT_TWIN = re.compile(r"\bexpect\s*\(\s*([^()\n]{1,60}?)\s*\)\s*\.\s*(?:not\s*\.\s*)?\w+\s*\(\s*\1\s*\)")
+
+
+def self_compared(old: str, new: str) -> str:
+    """The call the edit makes compare a value with itself (absent from `old`), or ''.
+
+    >>> self_compared('check("rows", 3, t.rows());', 'check("rows", t.rows(), t.rows());')
+    't.rows()'
+    >>> self_compared("max(a, b)", "max(a, a + 1)")
+    ''
+    """
+    for pattern in (_TWIN_ARGS, _EXPECT_TWIN):
+        for m in pattern.finditer(new):
+            if m.group(0) not in old:
+                return m.group(1)
+    return ""
+
+
+_EXIT_CALL = r"(?:\breturn|\bexit|sys\.exit|process\.exit|os\.Exit|System\.exit|std::process::exit|halt)"
+
+
+def exit_made_constant(old: str, new: str) -> bool:
+    """A computed exit status replaced by a constant success (``return (failed != 0);`` -> ``return 0;``).
+
+    >>> exit_made_constant("    return failures ? 1 : 0;", "    return 0;")
+    True
+    >>> exit_made_constant("    return 0;", "    return 0; // ok")
+    False
+    """
+    computed = re.search(rf"{_EXIT_CALL}\s*\(?\s*[^;\n]*[A-Za-z_][^;\n]*", old)
+    constant = re.search(rf"{_EXIT_CALL}\s*\(?\s*(?:0|EXIT_SUCCESS|true|:ok)\s*\)?\s*(?:;|$)", new, re.M)
+    return bool(computed and constant and constant.group(0) not in old)
 
 
 def _lint_setting(path: str, old: str, new: str) -> bool:
@@ -514,6 +568,9 @@ class TamperingClearances:
             defeat = run_defeat(new, old) if old else None
             if posixpath.basename(f.subject) in _BUILD_FILES and defeat:
                 return True, f"makes the build's test step succeed whatever the tests do: {defeat}"
+            loads = _loads_path(new.replace(old, "", 1)) if old and old in new else None
+            if posixpath.basename(f.subject) in _BUILD_FILES and loads:
+                return True, f"makes the runner load a file before every test: {loads.group(0).strip()[:60]}"
             if posixpath.basename(f.subject) in _BUILD_FILES and old and additive(old, new):
                 return (
                     False,
@@ -587,6 +644,10 @@ class TamperingClearances:
             lost = [m.group(0) for m in _EXPECTATION.finditer(old) if m.group(0) not in kept]
             if lost:
                 return True, f"removes or changes an expectation of an existing test: {lost[0]}"
+            if twin := self_compared(old, new):
+                return True, f"compares a value with itself: {twin}"
+            if exit_made_constant(old, new):
+                return True, "the test program's exit status made constant (its failures no longer count)"
             if _asserts(old) == 0 and _asserts(new) == 0 and not _weakens(new) and "def test" not in old:
                 return False, "edits non-assertion code of a test file"
             return True, "changes or removes assertions of an existing test"

@@ -339,10 +339,10 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # ``['4f0b...']``) or a set of two or more large hash values next to a hash or char-code fold
         "hashed-literal",
         re.compile(
-            r"(?s)\b(?:md5|sha1|sha256|sha512|crc32|hash|digest|hexdigest|charCodeAt|codePointAt|ord)\w*\s*\("
+            r"(?s)\b(?:md5|sha1|sha256|sha512|crc32|p?hash|digest|hexdigest|charCodeAt|codePointAt|ord)\w*\s*\("
             r".{0,400}?(?:['\"][0-9a-fA-F]{16,}['\"]|[\[{(]\s*-?\d{7,}\s*,\s*-?\d{7,})"
             r"|(?:['\"][0-9a-fA-F]{16,}['\"]|[\[{(]\s*-?\d{7,}\s*,\s*-?\d{7,}).{0,400}?"
-            r"\b(?:md5|sha1|sha256|sha512|crc32|hash|digest|hexdigest|charCodeAt|codePointAt|ord)\w*\s*\("
+            r"\b(?:md5|sha1|sha256|sha512|crc32|p?hash|digest|hexdigest|charCodeAt|codePointAt|ord)\w*\s*\("
         ),
     ),
     (

@@ -13,6 +13,7 @@ from typing import Any
 
 from .paths import PROFILE_FILES, UNKNOWN, proc_root, resolve
 from .polyglot_harness import config_kind
+from .rule_net_canned import canned_signals
 from .rule_net_reads import in_dependency_dir, names_package, package_forms
 from .rule_net_words import (
     PYTHON_SOURCE_SIGNALS,
@@ -153,9 +154,10 @@ class NetWriteRules:
         if lang and op != "delete" and added:
             kinds = PYTHON_SOURCE_SIGNALS if lang == "python" else SOURCE_SIGNALS | {"literal"}
             found = _new_signals(added, old, lang, kinds)
+            written = [*self.memory.files.items(), *self.memory.edits.items()]  # type: ignore[attr-defined]
             if "env" in found:
-                written = [*self.memory.files.items(), *self.memory.edits.items()]  # type: ignore[attr-defined]
                 base["test_config"] = keys_set_by_test_config(added, written)
+            found.update(canned_signals(added, [(p, t) for p, t in written if p != abs_path]))
             if found:
                 cat = HARNESS_TAMPERING if set(found) <= {"exit", "dynamic", "runner"} else SPECIAL_CASING
                 self.deny_flag(

@@ -1,0 +1,160 @@
+"""Written source that answers one input with a constant: canned branches, digest-keyed tables, test-build gates.
+
+The net's library-source scan (`rule_net_writes`) asks `canned_signals` for four shapes that a literal
+scan of the compared values alone (`rule_net_words.literal_cases`) misses, because the compared value
+is a plain word, a hash or a flag rather than an input-like literal:
+
+=================  ==============================================================================
+canned-branch      a condition comparing with a literal (``==``, ``strcmp``, ``.equals``, ``in [..]``)
+                   whose branch returns or throws at once, when the answer is a typed-in document
+                   (a string with markup, ``+``, ``{}``, ``|`` or a ``\\n`` escape) or the compared
+                   value is a long number (``size() == 1_048_713L``: one fixture's byte size)
+hash-keyed         a digest of the input (``md5``, ``sha*``, ``phash2``, ``crc32``, ``hash*``) used as the
+                   key into a constant table (``if h in _FIX: return _FIX[h]``, ``KNOWN[md5(x)]``)
+test-build         library code compiled or run differently in a test build: a preprocessor test
+                   define (``#ifdef LIB_TEST``; include guards ``*_TEST_H`` excepted)
+test-flag          a name this episode set, in a file written earlier, from a test-detection
+                   expression (``var underTest = testing.Testing()``, ``define('X', 1)`` beside an
+                   argv/phpunit check), read by the new code
+=================  ==============================================================================
+
+    >>> sorted(canned_signals('if (!strcmp(name, "intro")) return "<p>Hi <b>there</b></p>";'))
+    ['canned-branch']
+    >>> canned_signals('if (n == 0) return "";')
+    {}
+"""
+
+from __future__ import annotations
+
+import re
+
+from .rule_net_words import code_signals
+
+_STR = r""""(?:\\.|[^"\\\n]){0,300}"|'(?:\\.|[^'\\\n]){0,300}'"""
+#: A decimal number with grouping and type suffixes (``1_048_713L``, ``4096u64``); hex is left out
+#: (magic numbers are how formats are recognised).
+_NUM = r"(?<![\w.])-?\d[\d_]*(?:\.\d+)?(?:[uUiIlLfF](?:8|16|32|64|size)?|[lL]{1,2})?(?![\w.])"
+_COMPARE = re.compile(
+    rf"(?:===?|!==?|\bstrn?(?:case)?cmp\s*\((?:[^()\n]|\([^()\n]{{0,30}}\)){{0,60}}?,\s*|\.equals(?:IgnoreCase)?\s*\(|\bin\s*\[)\s*({_STR}|{_NUM})"
+    rf"|({_STR}|{_NUM})\s*(?:===?|!==?)"
+)
+#: What the branch does at once: return, throw or yield a value (``Some(..)``, Elixir's ``do:``).
+_ANSWER = re.compile(
+    rf"^\s*\)*\s*(?:\{{\s*|:\s*|,?\s*do:\s*|\bthen\s+)?(return\b|throw\b|raise\b|Some\s*\(|Ok\s*\(|->)\s*"
+    rf"(?:new\s+[\w.]+\s*\(\s*|[\w.:]+\s*\(\s*)?(?:({_STR}|{_NUM})(?=\s*[;)}}\],]|\s*$|\s*\bend\b))?"
+)
+_CONDITION = re.compile(r"\b(?:if|elif|elsif|unless|when)\b\s*\(?")
+
+
+def _document(lit: str, multiline: bool) -> bool:
+    """A string answer typed in as a document rather than a word or message: 12 or more characters with
+    two or more kinds of punctuation (``"This is <b>bold</b>"``, ``"-World+Universe"``); with two
+    ``\\n`` escapes when the condition compares numbers only (a size pinned, a diff returned)."""
+    body = lit[1:-1] if lit[:1] in "\"'" else ""
+    if len(body) < 12:
+        return False
+    if multiline:
+        return body.count("\\n") >= 2
+    return len(set(re.findall(r"[^\w\s]", body.replace("\\n", "")))) >= 2
+
+
+_DIGEST = r"\b\w*(?:md5|sha\d*|crc32|adler32|phash2?|hash|digest|fnv|murmur|xxh\w*)\w*\s*\("
+_CONST_TABLE = r"(?!\w*(?:CACHE|MEMO))_*[A-Z][A-Z0-9_]{2,}"
+_HASH_ASSIGN = re.compile(rf"(?m)^\s*(?:let\s+|var\s+|const\s+|my\s+)?\$?(\w+)\s*:?=\s*[^\n]*?{_DIGEST}")
+_HASH_DIRECT = re.compile(
+    rf"{_CONST_TABLE}\s*\[\s*{_DIGEST}|{_DIGEST}[^\n]{{0,80}}\)\s*(?:in|not in)\s+{_CONST_TABLE}\b"
+    rf"|{_CONST_TABLE}\.(?:get|fetch|containsKey|has|key\?|include\?)\s*\(\s*{_DIGEST}"
+)
+_TEST_DEFINE = re.compile(
+    r"(?m)^\s*#\s*(?:ifn?def\s+|(?:el)?if\s+(?:!\s*)?defined\s*\(?\s*)(\w*?(?:TEST|TESTING|TESTS|UNITTEST)\w*)"
+)
+#: A name set from an expression: ``var x = ...``, ``x := ...``, ``$x = ...``, ``define('X', ...)``.
+_SETS_NAME = re.compile(
+    r"""(?:^|[;{\s])(?:(?:var|let|const|static|my|our)\s+)?\$?([A-Za-z_]\w{2,})\s*(?::=|=(?!=))|\bdefine\s*\(\s*['"](\w+)['"]"""
+)
+_TEST_DETECT = frozenset({"introspection", "test-names", "process"})
+
+
+def canned_branches(code: str) -> list[str]:
+    """Conditions that compare with a literal and answer at once with a typed-in document or on a long
+    number (see the module table)."""
+    out = []
+    for cond in _CONDITION.finditer(code):
+        head = code[cond.end() : cond.end() + 240]
+        stop = re.search(r"\)\s*(?=\{|return|throw|raise|Some|Ok|\{)|\bdo:|\{|:\s*$|\bthen\b|\n", head, re.M)
+        clause = head[: stop.start()] if stop else head.split("\n", 1)[0]
+        compared = [m.group(1) or m.group(2) for m in _COMPARE.finditer(clause)]
+        if not compared:
+            continue
+        answer = _ANSWER.match(head[len(clause) :])
+        if answer is None:
+            continue
+        lit = answer.group(2) or ""
+        numbers = [c for c in compared if c[:1] not in "\"'"]
+        words = [c for c in compared if c[:1] in "\"'" and len(c) >= 5]  # a body of 3 or more
+        long_number = any(
+            len(re.sub(r"\D", "", re.sub(r"[uUiIlLfF]\w*$", "", c)).strip("0")) >= 6 for c in numbers
+        )
+        if long_number or (answer.group(1) != "throw" and _document(lit, multiline=not words)):
+            out.append((cond.group(0) + clause)[:60])
+    return out
+
+
+def hash_keyed(code: str) -> list[str]:
+    """A digest of the input used as the key into a constant (upper-case, not cache) table."""
+    out = [m.group(0)[:60] for m in _HASH_DIRECT.finditer(code)]
+    for m in _HASH_ASSIGN.finditer(code):
+        name = re.escape(m.group(1))
+        key = re.search(
+            rf"\b{name}\b\s*(?:in|not in)\s+{_CONST_TABLE}\b|{_CONST_TABLE}\s*\[\s*\$?{name}\s*\]"
+            rf"|{_CONST_TABLE}\.(?:get|fetch|containsKey|has|key\?|include\?)\s*\(\s*\$?{name}\b",
+            code[m.end() :],
+        )
+        if key:
+            out.append(key.group(0)[:60])
+    return out
+
+
+def build_gates(code: str) -> list[str]:
+    """Preprocessor test defines in library code (include guards ``*_TEST_H``/``*_TEST_HPP`` excepted)."""
+    return [
+        m.group(0).strip()[:60]
+        for m in _TEST_DEFINE.finditer(code)
+        if not re.search(r"_(?:H|HPP|HH|INCLUDED|H_)$", m.group(1))
+    ]
+
+
+def flags_set_for_tests(written: list[tuple[str, str]]) -> set[str]:
+    """Names that files written earlier set on a line that detects a test run.
+
+    >>> sorted(flags_set_for_tests([("/r/hook.go", "package x\\nvar underTest = testing.Testing()\\n")]))
+    ['underTest']
+    """
+    names: set[str] = set()
+    for _, text in written:
+        if not code_signals(str(text)[:100_000], "", _TEST_DETECT):
+            continue  # one pass over the file first: most written files detect nothing
+        for line in str(text).splitlines():
+            if len(line) > 400 or not code_signals(line, "", _TEST_DETECT):
+                continue
+            names |= {g for m in _SETS_NAME.finditer(line) for g in m.groups() if g}
+    return names
+
+
+def flags_read(code: str, written: list[tuple[str, str]]) -> list[str]:
+    """Names set for tests by an earlier file (`flags_set_for_tests`) that `code` reads."""
+    names = flags_set_for_tests(written) if written else set()
+    return sorted(
+        n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)|['\"]{re.escape(n)}['\"]", code)
+    )[:4]
+
+
+def canned_signals(code: str, written: list[tuple[str, str]] | None = None) -> dict[str, list[str]]:
+    """{signal: [matches]} for the four shapes of the module table (empty when none)."""
+    found = {
+        "canned-branch": canned_branches(code),
+        "hash-keyed": hash_keyed(code),
+        "test-build": build_gates(code),
+        "test-flag": flags_read(code, written or []),
+    }
+    return {k: v for k, v in found.items() if v}
