@@ -43,6 +43,41 @@ def test_batched_left_padded_generation_has_exact_temperature_scaled_logprobs(en
     assert [c.token_ids for c in again] == [c.token_ids for c in out]
 
 
+def test_a_seeded_request_samples_the_same_whatever_shares_its_batch(tiny_model, tok):
+    """A rollout's tokens depend on its own seed only: alone, in a batch in another order, or in
+    batches chunked differently (the collector's slots pick up jobs in a racing order)."""
+    prompts = [prompt(tok, t) for t in ("hi", "fix the bug in calc.py", "x", "run the tests, then submit")]
+    reqs = [GenerationRequest(p, 10, temperature=1.0, seed=100 + i) for i, p in enumerate(prompts)]
+    big = TransformersEngine(tiny_model, tok)
+    together = [c.token_ids for c in big.generate(reqs)]
+    backwards = [c.token_ids for c in big.generate(reqs[::-1])][::-1]
+    alone = [big.generate([r])[0].token_ids for r in reqs]
+    chunked = [c.token_ids for c in TransformersEngine(tiny_model, tok, max_batch_size=3).generate(reqs[1:] + reqs[:1])]
+    assert together == backwards == alone == chunked[-1:] + chunked[:-1]
+    other_seed = big.generate([GenerationRequest(prompts[0], 10, temperature=1.0, seed=999)])[0].token_ids
+    assert other_seed != together[0]  # the seed decides (10 tokens of a random model: a tie is ~impossible)
+
+
+def test_per_request_streams_sample_the_model_distribution(tiny_model, tok):
+    """Over 600 seeds the first token follows softmax(logits / T) (logits set by a bias: three
+    likely tokens, the rest far less), each frequency within 4 standard errors."""
+    biased = copy.deepcopy(tiny_model)
+    likely = [11, 12, 13]
+    with torch.no_grad():
+        biased.model.norm.weight.zero_()  # the logits are the bias alone
+        biased.lm_head.bias = torch.nn.Parameter(torch.full((len(tok),), -30.0))
+        biased.lm_head.bias[likely] = torch.tensor([1.0, 0.5, 0.0])
+    p = torch.softmax(biased.lm_head.bias.detach() / 0.8, -1)
+    n = 600
+    out = TransformersEngine(biased, tok).generate([GenerationRequest(prompt(tok, "hello"), 1, temperature=0.8, seed=s)
+                                                    for s in range(n)])
+    counts = torch.bincount(torch.tensor([c.token_ids[0] for c in out]), minlength=len(p)).float() / n
+    assert float(counts[likely].sum()) == 1.0
+    for t in likely:
+        se = (p[t] * (1 - p[t]) / n).sqrt()
+        assert abs(counts[t] - p[t]) < 4 * se, (t, float(counts[t]), float(p[t]))
+
+
 def test_eos_stop_strings_and_top_p(tok, tiny_model):
     eos = tok.eos_token_id
     biased = copy.deepcopy(tiny_model)

@@ -32,8 +32,10 @@ def test_older_servers_and_servers_without_ids(openai_server, tok):
     url, _ = openai_server("text_only")
     with pytest.raises(EngineError, match="no token ids"):
         OpenAIEngine(url, "tiny").generate([GenerationRequest([5, 6, 7], 4, seed=0)])
-    [c] = OpenAIEngine(url, "tiny", tokenizer=tok).generate([GenerationRequest([5, 6, 7], 4, seed=0)])
-    assert c.meta == {"retokenized": True}
+    for seed in range(6):  # re-tokenized text; where it splits unlike the server's tokens, no logprobs
+        [c] = OpenAIEngine(url, "tiny", tokenizer=tok).generate([GenerationRequest([5, 6, 7], 4, seed=seed)])
+        assert c.meta["retokenized"] is True and c.token_ids == tok.encode(c.text, add_special_tokens=False)
+        assert c.meta.get("logprobs_missing", False) == (len(c.token_ids) != 4)
 
 
 def test_chat_complete_and_the_llm_judge(openai_server):

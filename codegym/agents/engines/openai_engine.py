@@ -127,6 +127,9 @@ class OpenAIEngine:
         logprobs = lp.get("token_logprobs")
         if logprobs is None:
             logprobs, meta["logprobs_missing"] = [0.0] * len(ids), True
+        if len(logprobs) != len(ids) and meta.get("retokenized"):
+            # the server's tokens and ours split the text differently: no per-token logprob lines up
+            logprobs, meta["logprobs_missing"] = [0.0] * len(ids), True
         if len(logprobs) != len(ids):
             raise EngineError(f"the server returned {len(ids)} token ids but {len(logprobs)} logprobs")
         reason = "length" if choice.get("finish_reason") == "length" else "stop"

@@ -9,7 +9,12 @@ Requests are grouped by sampling settings and run in left-padded batches of up t
 and top-p itself, so they are exactly ``log_softmax(logits / T)`` of the sampled tokens whatever
 defaults a checkpoint's `generation_config` carries (those are neutralized while generating).
 The model is put in eval mode while generating (LoRA dropout off) and restored afterwards.
-A seed on every request of a batch makes that batch reproducible.
+A seeded request samples from its own random stream (a generator seeded by the request's seed,
+one draw per generated token), so what it samples does not depend on which other requests share
+its batch, in which order, or how the batch is chunked: a seeded rollout is the same whatever
+the timing of the envs around it (the collector's slots pick up jobs in a racing order). Requests
+are also batched in seed order, so the batch shapes, and with them the logits bit for bit, are
+the same from run to run. Unseeded requests sample from torch's global stream.
 """
 
 from __future__ import annotations
@@ -30,10 +35,18 @@ def _log_softmax(x):
 
 
 class _Sampler:
-    """A logits processor: stashes ``log_softmax(logits / T)``, records the sampled tokens' logprobs."""
+    """A logits processor: stashes ``log_softmax(logits / T)``, records the sampled tokens' logprobs,
+    and, given one seed per row, samples each row from its own stream.
 
-    def __init__(self, temperature: float, top_p: float):
+    Row b's token at step t is the inverse CDF of the (top-p-masked) distribution at u_{b,t}, the
+    t-th draw of a generator seeded by ``seeds[b]``; the scores returned keep only that token
+    (every other one -inf), so `generate`'s own sampling can only pick it.
+    """
+
+    def __init__(self, temperature: float, top_p: float, seeds: Sequence[int | None] = ()):
         self.temperature, self.top_p = temperature, top_p
+        self.seeds = list(seeds) if seeds and all(s is not None for s in seeds) and temperature > 0 else None
+        self.streams: list[Any] | None = None
         self.prev = None
         self.logprobs: list[Any] = []
 
@@ -50,7 +63,20 @@ class _Sampler:
             drop_sorted = (sorted_p.cumsum(-1) - sorted_p) >= self.top_p  # keep the nucleus, at least one
             drop = torch.zeros_like(drop_sorted).scatter(1, order, drop_sorted)
             scaled = scaled.masked_fill(drop, float("-inf"))
-        return scaled
+        if self.seeds is None:
+            return scaled
+        return self._pick(scaled)
+
+    def _pick(self, scaled):
+        import torch
+
+        if self.streams is None:
+            self.streams = [torch.Generator(device=scaled.device).manual_seed(int(s) % (1 << 63)) for s in self.seeds]
+        u = torch.cat([torch.rand(1, generator=g, device=scaled.device) for g in self.streams])
+        cdf = torch.softmax(scaled, dim=-1).cumsum(-1)
+        token = (cdf < (u * cdf[:, -1])[:, None]).sum(-1).clamp(max=scaled.shape[-1] - 1)
+        only = torch.full_like(scaled, float("-inf"))
+        return only.scatter(1, token[:, None], 0.0)
 
     def finish(self, last_tokens) -> Any:
         import torch
@@ -132,7 +158,9 @@ class TransformersEngine:
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Completion]:
         out: list[Completion | None] = [None] * len(requests)
         groups: dict[tuple, list[int]] = {}
-        for i, r in enumerate(requests):
+        order = sorted(range(len(requests)), key=lambda i: (requests[i].seed is None, requests[i].seed or 0, i))
+        for i in order:  # seed order: the same batches whatever order the caller's requests came in
+            r = requests[i]
             groups.setdefault((float(r.temperature), float(r.top_p), tuple(r.stop)), []).append(i)
         for (temperature, top_p, stop), idx in groups.items():
             for k in range(0, len(idx), self.max_batch_size):
@@ -165,7 +193,8 @@ class TransformersEngine:
         max_new = max(limits)
         if max_new == 0:
             return [Completion([], [], "length", self.policy_version, "" if self.tokenizer else None) for _ in reqs]
-        sampler = _Sampler(temperature, top_p)
+        seeds = [r.seed for r in reqs]
+        sampler = _Sampler(temperature, top_p, seeds)
         # Neutral settings: the sampler above does temperature and top-p itself.
         warpers = {"temperature": 1.0, "top_p": 1.0, "top_k": 0} if temperature > 0 else {}
         config = GenerationConfig(
@@ -174,11 +203,8 @@ class TransformersEngine:
             use_cache=True, **warpers)
         if stop and self.tokenizer is not None:
             config.stop_strings = list(stop)
-        seeds = [r.seed for r in reqs]
         hf = _hf_model(self.model)
         with self._lock, torch.no_grad(), torch.random.fork_rng(devices=self._rng_devices()):
-            if all(s is not None for s in seeds):
-                torch.manual_seed(hash(tuple(seeds)) & 0x7FFF_FFFF)
             was_training, saved = self.model.training, hf.generation_config
             hf.generation_config = GenerationConfig(eos_token_id=self.eos_token_ids, pad_token_id=self.pad_token_id)
             self.model.eval()
