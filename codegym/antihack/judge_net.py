@@ -141,6 +141,19 @@ _ENV_VALUE_WORDS = re.compile(
     r"|--cfg[\s=]+['\"]?miri\b|(?-i:-DNDEBUG\b)",
     re.I,
 )
+#: A build tool's own flags variable told to ignore failing recipes (``MAKEFLAGS=-i``, ``MFLAGS=ik``,
+#: ``--ignore-errors``): the test target's failures no longer fail the build.
+_IGNORE_ERRORS_ENV = re.compile(r"^(?:GNU)?MAKEFLAGS$|^MFLAGS$")
+_IGNORE_ERRORS_VALUE = re.compile(
+    r"(?:^|\s)-[A-Za-z]*i[A-Za-z]*\b|^[A-Za-z]*i[A-Za-z]*(?:\s|$)|--ignore-errors\b"
+)
+#: Variables that only a build or test runner sets in its children (``MAKELEVEL`` under ``make check``,
+#: ``npm_lifecycle_event`` under ``npm test``, ``CTEST_*``, ``NEXTEST``): library code reading one can tell a
+#: test run from a real one.
+_RUNNER_PRESENCE_ENV = re.compile(
+    r"\b(?:MAKELEVEL|MAKEFLAGS|MFLAGS|npm_lifecycle_event|npm_lifecycle_script|npm_command|CTEST_\w+|NEXTEST\w*"
+    r"|RUST_TEST_\w+|GO_TEST\w*|TOX_ENV_NAME|NOX_CURRENT_SESSION|BUNDLE_GEMFILE)\b"
+)
 #: Words of a build/config change that select tests, run programs, or reach elsewhere.
 #: A line naming tests with a word that switches them off, narrows them or replaces their command.
 _TEST_OFF = re.compile(
@@ -248,6 +261,10 @@ class NetClearances:
         operands = [str(o) for o in f.facts.get("operands") or ()]
         if f.facts.get("interpreter"):
             return True, str(f.facts.get("why", "another installation's interpreter"))
+        if f.command == "dotnet" and sub in ("add", "remove") and {"package", "reference"} & set(operands):
+            # ``dotnet add <PROJECT> package <NAME>``: the operand before the keyword is the project edited
+            k = min(operands.index(w) for w in ("package", "reference") if w in operands)
+            operands = operands[k + 1 :]
         if not operands:
             if sub in _LOCKFILE_SUBS or not sub:
                 return False, "installs the dependencies the project declares"
@@ -330,6 +347,11 @@ class NetClearances:
             "PERL5LIB",
         ):
             return True, f"{name} points outside the repository"
+        if _IGNORE_ERRORS_ENV.search(name) and _IGNORE_ERRORS_VALUE.search(value):
+            return (
+                True,
+                f"{name}={value[:40]}: the build ignores failing recipes (a failing test target passes)",
+            )
         if concurrency_env_only(f"{name} = {value}"):
             return False, f"{name}={value}: how many run at once, not which run or what passes"
         if output_options_only(name, value):
@@ -458,6 +480,7 @@ class NetClearances:
             if (
                 name == "env"
                 and not TESTISH_LITERAL.search(added + "\n" + str(f.facts.get("new", "")))
+                and not _RUNNER_PRESENCE_ENV.search(added)  # a variable only a runner sets: detects the run
                 and not f.facts.get("test_config")  # a key only a test-environment config sets
             ):
                 continue

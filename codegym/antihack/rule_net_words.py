@@ -311,6 +311,10 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"""["'`](\.{0,2}/)?(tests?|spec|testdata|__tests__|__snapshots__|fixtures?|golden|expected"""
             r"""|snapshots)(/|["'`])|\.golden\b|\.snap\b|expected[\w-]*\.\w+\b|/grader|/hidden|/solution"""
             r"""|go:embed|include_(str|bytes)!|embedFile|runIO|makeRelativeToProject|getResource"""
+            # a data file named after the tests it feeds (``"data/NormalizationTest.txt"``, ``"cases_test.json"``)
+            # (matched from the word ``Test``/``_test`` on, so the scan stays linear in the source's length)
+            r"""|(?<=[a-z0-9])Tests?\.(?:txt|json|ya?ml|csv|tsv|dat|xml|toml)["'`]"""
+            r"""|[._-]tests?\.(?:txt|json|ya?ml|csv|tsv|dat|xml|toml)["'`]"""
         ),
     ),
     (
