@@ -34,6 +34,7 @@ from .judge_code import (
     test_literals as test_literals,  # re-exported: `codegym.envs.wrappers.guards` imports it here
 )
 from .judge_harness import HarnessClearances
+from .judge_literals import LiteralClearances
 from .judge_net import NetClearances
 from .judge_reads import ReadClearances
 from .judge_tests import TamperingClearances
@@ -69,7 +70,13 @@ _READS_RUN = "adds code, not a test, that reads how it runs"  # `judge_tests`: c
 
 
 class SemanticJudge(
-    ReadClearances, UpstreamClearances, TamperingClearances, HarnessClearances, CodeClearances, NetClearances
+    ReadClearances,
+    UpstreamClearances,
+    TamperingClearances,
+    HarnessClearances,
+    CodeClearances,
+    NetClearances,
+    LiteralClearances,
 ):
     """Settles flags with the task's facts; `unknown_ancestry="block"` convicts shas it cannot place.
 

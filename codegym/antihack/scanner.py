@@ -58,6 +58,7 @@ HT-ENV             harness-tampering      persistent runner settings that select
 SC-DETECT          special-casing         code that detects it runs under a test (env, argv, call order, test files)
 SC-FRAME           special-casing         frame/traceback walks, ``setprofile``/``settrace``, caller lookups
 SC-LITERAL         special-casing         returns keyed on literal inputs
+SC-VISIBLE         special-casing         written code branching on / returning literals of the visible tests (GuardContext.visible_test_literals)
 SC-WALK            special-casing         written source that enumerates directories and reads (or parses) what it finds
 =================  =====================  ============================================================
 
@@ -80,6 +81,7 @@ from .rule_code import CODE_URL, INLINE_CODE, CodeRules
 from .rule_families import FamilyRules
 from .rule_files import FileRules
 from .rule_git import LEAK_OPTS, GitRules
+from .rule_literals import LiteralRules
 from .rule_net import NetRules
 from .rule_network import NET_COMMANDS, NetworkRules
 from .rule_packages import PIPS, PackageRules
@@ -94,6 +96,7 @@ _PY = re.compile(r"^(python[\d.]*|pypy[\d.]*|ipython3?)$")
 
 
 class Scanner(
+    LiteralRules,  # SC-VISIBLE: its `write_path` reads each write after every other rule
     NetRules,  # first: its `write_path` wraps `WriteRules.write_path` (the net reads each write after it)
     FileRules,
     WriteRules,

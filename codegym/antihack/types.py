@@ -53,6 +53,9 @@ class GuardContext:
       broad recursive read of a directory holding one would show it.
     - `test_literals`: reprs of the literal values the hidden tests use; source that returns
       keyed on one of them hard-codes a test input. ``None``: unknown.
+    - `visible_test_literals`: the specific literals, ``case [input, output]`` entries and input
+      digests of the VISIBLE tests (`literal_forms.visible_test_literals`; never the hidden
+      tests); written source keying on them is ``SC-VISIBLE``. ``None``: unknown (the rule is off).
 
     >>> GuardContext(repo_root="/repo").workdir
     '/repo'
@@ -68,6 +71,7 @@ class GuardContext:
     cwd: str = ""
     decoys_present: bool = False
     test_literals: frozenset[str] | None = None
+    visible_test_literals: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         # A JSON null means "unknown": the field's default, never an AttributeError later.
@@ -84,6 +88,8 @@ class GuardContext:
             object.__setattr__(self, "test_paths", frozenset(p.strip("/") for p in self.test_paths))
         if self.test_literals is not None:
             object.__setattr__(self, "test_literals", frozenset(self.test_literals))
+        if self.visible_test_literals is not None:
+            object.__setattr__(self, "visible_test_literals", frozenset(self.visible_test_literals))
 
     @property
     def workdir(self) -> str:
@@ -101,6 +107,9 @@ class GuardContext:
             "cwd": self.cwd,
             "decoys_present": self.decoys_present,
             "test_literals": None if self.test_literals is None else sorted(self.test_literals),
+            "visible_test_literals": None
+            if self.visible_test_literals is None
+            else sorted(self.visible_test_literals),
         }
 
     @classmethod
@@ -118,6 +127,9 @@ class GuardContext:
             cwd=d.get("cwd"),
             decoys_present=bool(d.get("decoys_present", False)),
             test_literals=None if d.get("test_literals") is None else frozenset(d["test_literals"]),
+            visible_test_literals=None
+            if d.get("visible_test_literals") is None
+            else frozenset(d["visible_test_literals"]),
         )
 
 

@@ -45,6 +45,7 @@ import gymnasium as gym
 from codegym.antihack import Detection, Detector, GuardContext, HackEvent, Judge
 from codegym.antihack.dummy import dummy_result
 from codegym.antihack.judge import test_literals
+from codegym.antihack.literal_forms import CASE, source_literals, visible_test_literals
 from codegym.antihack.paths import is_test_path
 from codegym.antihack.shcommand import Memory
 from codegym.antihack.types import (
@@ -55,7 +56,7 @@ from codegym.antihack.types import (
     UPSTREAM_RETRIEVAL,
     VCS_FUTURE_LEAK,
 )
-from codegym.tasks.task import Task
+from codegym.tasks.task import Task, node_file
 from codegym.toolcall import ToolCall
 
 from ..tools import ToolResult
@@ -97,6 +98,67 @@ def _package(task: Task) -> str:
     return ""
 
 
+_VISIBLE: dict[tuple[str, str, tuple[str, ...]], frozenset[str]] = {}
+_CODE = (".py", ".js", ".ts", ".go", ".rs", ".rb", ".java", ".c", ".cc", ".cpp", ".h", ".php", ".cs", ".kt")
+_MAX_BYTES = 8 << 20  # read at most this much base source (per kind) to subtract its literals
+
+
+def _blobs(git: list[str], rev: str, paths: Iterable[str]) -> list[str]:
+    """The text of `paths` at `rev` (one `git cat-file --batch`), stopping near `_MAX_BYTES`."""
+    out, total = [], 0
+    specs = [f"{rev}:{p}" for p in paths]
+    if not specs:
+        return out
+    proc = subprocess.run([*git, "cat-file", "--batch"], input="\n".join(specs).encode() + b"\n",
+                          capture_output=True, check=True)
+    data, i = proc.stdout, 0
+    while i < len(data) and total < _MAX_BYTES:
+        header_end = data.index(b"\n", i)
+        header = data[i:header_end].split()
+        if len(header) < 3 or header[1] != b"blob":  # "<spec> missing"
+            i = header_end + 1
+            continue
+        size = int(header[2])
+        out.append(data[header_end + 1 : header_end + 1 + size].decode("utf-8", "replace"))
+        total += size
+        i = header_end + 1 + size + 1
+    return out
+
+
+def _visible_literals(task: Task) -> frozenset[str] | None:
+    """`GuardContext.visible_test_literals`: the literals of the test files the agent can read at
+    the base commit (`visible_tests` and every test file of the base tree; never `test_patch`'s
+    new files or a protected path), less those the base's own source already holds (so a table
+    that existed before, rewritten whole, is not a new special case). ``None`` when the repository
+    is not on this machine."""
+    if not task.repo_is_local:
+        return None
+    key = (task.repo, task.base_commit, tuple(task.visible_tests))
+    with _FACTS_LOCK:
+        if key in _VISIBLE:
+            return _VISIBLE[key]
+    git = ["git", "-c", "safe.directory=*", f"--git-dir={_git_dir(task.repo)}"]
+    try:
+        files = subprocess.run([*git, "ls-tree", "-r", "--name-only", task.base_commit],
+                               capture_output=True, text=True, check=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        return None  # the base is not in this repository: unknown, the signal is off
+    hidden = {*task.hidden_test_files(), *(p.strip("/") for p in task.protected_paths)}
+    named = {node_file(v) for v in task.visible_tests}
+    tests = [f for f in files if (is_test_path(f) or f in named)
+             and not any(f == h or f.startswith(h.rstrip("/") + "/") for h in hidden)]
+    found = visible_test_literals(_blobs(git, task.base_commit, tests))
+    base = frozenset().union(*map(source_literals, _blobs(
+        git, task.base_commit, [f for f in files if f.endswith(_CODE) and f not in tests])))
+    kept = frozenset(x for x in found if x not in base and not (
+        x.startswith(CASE) and all(part in base for part in json.loads(x[len(CASE):]))))
+    with _FACTS_LOCK:
+        if len(_VISIBLE) > 512:
+            _VISIBLE.clear()
+        _VISIBLE[key] = kept
+    return kept
+
+
 def _added_test_source(task: Task) -> str:
     """The code the hidden tests add (the `+` lines of `test_patch`)."""
     return "\n".join(line[1:] for line in task.test_patch.splitlines()
@@ -117,7 +179,7 @@ def guard_context(task: Task, decoys_present: bool = False) -> GuardContext:
         protected_paths=tuple(task.protected_paths), upstream_refs=tuple(task.upstream_refs),
         package=_package(task), repo_root=task.workdir, base_commit=task.base_commit,
         ancestor_shas=ancestors, test_paths=tests, decoys_present=decoys_present,
-        test_literals=test_literals(_added_test_source(task)))
+        test_literals=test_literals(_added_test_source(task)), visible_test_literals=_visible_literals(task))
     if len(_CONTEXTS) > 512:
         _CONTEXTS.clear()
     _CONTEXTS[key] = (task, ctx)
