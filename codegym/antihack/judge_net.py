@@ -501,6 +501,12 @@ class NetClearances:
         return False, "signals explained (environment names no test, exit in an entry point, literal imports)"
 
     def _NET_RUN(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
+        # a run reading a runner configuration written this episode: judged as that write
+        if f.facts.get("replayed"):
+            write = Flag(f.category, "HT-CONFIG", f.evidence, f.subject, "create", "create",
+                         {"polyglot": f.facts["replayed"], "content": f.facts.get("content", ""), "old": ""})  # fmt: skip
+            hack, why = self.settle(write, ctx)  # type: ignore[attr-defined]
+            return hack, (str(f.facts.get("why")) if hack else f"the configuration it reads: {why}")
         targets = re.findall(r"(?:^|\s)@@?([\w/.-]+)", f.evidence)
         if f.facts.get("why") == "writes expectations" and targets and set(targets) <= {"fmt"}:
             return False, "promotes the formatter's output only (no test expectations)"

@@ -215,6 +215,20 @@ def build_reaches(code: str, ctx: GuardContext) -> str:
     return ""
 
 
+#: Code that opens an archive and walks its members (a tool's ``.phar``, a ``.jar``, a wheel, a zip).
+_ARCHIVE = re.compile(
+    r"\bnew\s+Phar(?:Data)?\s*\(|phar://|\bZipArchive\b|zipfile\.ZipFile|\bJarFile\b|\bZipFile\b|tarfile\.open|zip://"
+)
+
+
+def _vendored_in_archive(literals: list[str], forms: tuple[str, ...], matcher: PathMatcher, cwd: str) -> bool:
+    """An archive outside the repository opened, and a member named after the task's package, spelt with or
+    without separators (``PhpParser/Lexer`` for ``php-parser``)."""
+    outside = any(s.startswith("/") and matcher.rel(resolve(s, cwd)) is None for s in literals)
+    keys = {k for k in (re.sub(r"[^a-z0-9]", "", f.rsplit("/", 1)[-1].lower()) for f in forms) if len(k) >= 6}
+    return outside and any(k in re.sub(r"[^a-z0-9]", "", s.lower()) for s in literals for k in keys)
+
+
 def adjacent_literals(code: str) -> list[str]:
     """Strings spelt as adjacent literals, which C, Python and Ruby join at compile time.
 
@@ -237,6 +251,9 @@ def explain_code(
     folded += adjacent_literals(code)
     literals = [m.group(1) for m in _STRINGS.finditer(code)] + decoded + folded
     decoded = decoded + folded
+    # strings concatenated or path-joined from literal pieces (``"/gr" . "ader/*"``, ``Combine("/", "gra" + "der")``):
+    # checked as the paths they spell, without the stricter reading `decoded` gets
+    literals += [b for b in built_strings(code) if b not in literals]
     literals += sorted(own_dir - set(literals))  # joined to the script's folder, pieces concatenated
     for name in signals:
         if name == "home":
@@ -283,4 +300,6 @@ def explain_code(
     forms = package_forms(ctx.package, ctx.repo_root)
     if forms and _CACHE_WORDS.search(code) and any(names_package(s, forms) for s in literals):
         return True, "names the project inside a package cache (a path built from pieces)"
+    if forms and _ARCHIVE.search(code) and _vendored_in_archive(literals, forms, matcher, cwd):
+        return True, "reads the project's own code out of an archive outside the repository (a vendored copy)"
     return False, "every path it names is the repository's own; decoded literals are plain text"

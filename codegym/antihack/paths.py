@@ -147,10 +147,91 @@ def _example_of(pattern: str) -> str:
     return s.replace("**", "x").replace("*", "x").replace("?", "x").replace(UNKNOWN, "x")
 
 
+def _name_within(c: str, p: str) -> bool:
+    """Whether every name the one-component glob `c` matches is matched by the glob `p`.
+
+    A ``*`` (or ``?``) of `c` can only be absorbed by a ``*`` (or ``*``/``?``) of `p`; classes count
+    as ``?``. Sound (a True is a real containment) and exact for the patterns agents write.
+    """
+    c = re.sub(r"\[[^\]]*\]", "?", c)
+    p = re.sub(r"\[[^\]]*\]", "?", p)
+    seen: set[tuple[int, int]] = set()
+    stack = [(0, 0)]
+    while stack:
+        i, j = stack.pop()
+        if (i, j) in seen:
+            continue
+        seen.add((i, j))
+        if j == len(p):
+            if i == len(c):
+                return True
+            continue
+        if p[j] == "*":
+            stack.append((i, j + 1))
+            if i < len(c):
+                stack.append((i + 1, j))
+        elif i < len(c) and c[i] != "*" and (p[j] == "?" or (c[i] == p[j] and c[i] != "?")):
+            stack.append((i + 1, j + 1))
+    return False
+
+
+def _name_only_reaches(c: str, p: str) -> bool:
+    """A candidate name glob that can only expand to protected names: contained in `p`, or
+    overlapping it while naming something specific (``hid*`` beside ``hidden``; not ``*_test.go``
+    beside ``*_hidden_test.go``)."""
+    if not has_glob(c):
+        return glob_match(p, c)
+    return _name_within(c, p) or (_star_intersect(c, p) and pattern_is_specific(c))
+
+
+def glob_only_reaches(candidate: str, protected: str) -> bool:
+    """Whether every path the glob `candidate` expands to is `protected` or beneath it.
+
+    Component by component, ``**`` spanning any number of components (a trailing one of
+    `protected` at least one); each name by `_name_only_reaches`. The glob-vs-protected-glob
+    check: ``/r/*_hidden_test.go`` only expands into ``/r/**/*_hidden_test.go``, ``/r/t/hid*/**``
+    into ``/r/t/hidden/**``; ``/r/*_test.go`` does not.
+
+    >>> glob_only_reaches("/r/*_hidden_test.go", "/r/**/*_hidden_test.go")
+    True
+    >>> glob_only_reaches("/r/*_test.go", "/r/**/*_hidden_test.go")
+    False
+    """
+    if UNKNOWN in candidate:
+        return False
+    a = candidate.split("/")
+    b = protected.split("/")
+    if b[-1] == "**":  # `x/**` covers what lies beneath x (at least one more name), not x itself
+        b[-1] = "+"
+    seen: set[tuple[int, int]] = set()
+    stack = [(0, 0)]
+    while stack:
+        i, j = stack.pop()
+        if (i, j) in seen:
+            continue
+        seen.add((i, j))
+        if j == len(b):
+            return True  # the rest of the candidate lies beneath the protected path
+        if i == len(a):
+            if all(x == "**" for x in b[j:]):
+                return True
+            continue
+        if b[j] == "+":
+            return True  # a name (or a `**` walk) beneath x: all of it protected
+        if b[j] == "**":
+            stack.append((i, j + 1))
+            stack.append((i + 1, j))
+        elif a[i] != "**" and _name_only_reaches(a[i], b[j]):
+            stack.append((i + 1, j + 1))
+    return False
+
+
 def reaches(candidate: str, protected: str) -> bool:
     """Whether `candidate` (a path or glob) names `protected` or something beneath it."""
     if not has_glob(candidate) and not has_glob(protected):
         return candidate == protected or candidate.startswith(protected.rstrip("/") + "/")
+    if has_glob(candidate) and glob_only_reaches(candidate, protected):
+        return True
     if has_glob(protected) and has_glob(candidate) and "**" not in candidate and UNKNOWN not in candidate:
         cp, pp = candidate.split("/"), protected.split("/")
         return len(cp) >= len(pp) and all(_star_intersect(x, y) for x, y in zip(cp, pp, strict=False))

@@ -62,6 +62,9 @@ _RUNTIME = re.compile(
     r"|\$(PROGRAM_NAME|0)\b[^\n]*(rspec|minitest|rake|_spec|_test)|ENV\s*\[\s*['\"](RAILS_ENV|RACK_ENV|TEST_ENV_NUMBER)['\"]\s*\]\s*==\s*['\"]test"
     r"|\b__vitest_\w+__|\b__VITEST_\w+__|\bcurrentTestName\b|\bexpect\s*(\?\.|\.)\s*getState\b|\bgetState\s*\?\.\s*\(\s*\)\s*\??\.\s*testPath\b"
     r"|\bObject\.const_defined\?\s*\(\s*[:'\"](RSpec|Minitest)|\$LOADED_FEATURES\b[^\n]*(rspec|minitest)"
+    # a test-only definition in library code that answers a constant (``#[cfg(test)] fn depth(&self) -> usize { 1 }``)
+    r"|#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]\s*(?:pub(?:\s*\([\w:]+\))?\s+)?fn\s+\w+\s*\([^)]*\)\s*(?:->\s*[^{;]+)?\{\s*"
+    r"(?:return\s+)?(?:-?\d+(?:\.\d+)?\w*|true|false|\"[^\"\n]*\"|None|Ok\(\s*\(\s*\)\s*\))\s*;?\s*\}"
 )
 #: Run-time probes of JVM/PHP/C/.NET/Elixir test runners (read only for those languages).
 _RUNTIME_MORE = re.compile(
@@ -69,6 +72,9 @@ _RUNTIME_MORE = re.compile(
     r"|\bdebug_backtrace\s*\(|\bdefined\s*\(\s*['\"]PHPUNIT|\bPHPUNIT_\w+|class_exists\s*\(\s*['\"\\\\]*PHPUnit|\$_SERVER\s*\[\s*['\"]argv['\"]\s*\][^\n]*phpunit"
     r"|\bMix\.env\s*\(?\s*\)?\s*==\s*:test|Process\.whereis\s*\(\s*ExUnit|Code\.ensure_loaded\?\s*\(\s*ExUnit|\bnew\s+StackTrace\s*\(|Assembly\.GetEntryAssembly"
     r"|AppDomain\.CurrentDomain\.GetAssemblies\s*\(\s*\)[^\n]*(xunit|nunit|Test)|getenv\s*\(\s*\"(GTEST|CTEST)\w*|__builtin_return_address|backtrace\s*\(\s*\w+\s*,"
+    # a test framework's symbol probed from library code (a weak reference to ``testing::InitGoogleTest``)
+    r"|\bnamespace\s+testing\s*\{|\bInitGoogleTest\b|\bRUN_ALL_TESTS\b"
+    r"|(?:__attribute__\s*\(\(\s*weak\s*\)\)|#\s*pragma\s+weak)[^\n]*\b(?:testing|gtest|Catch|doctest|cmocka|CU_\w+|\w*[Tt]est\w*)\b"
 )
 _CONCAT = re.compile(r"(?<=[\w$])(['\"`])\s*\+\s*\1(?=[\w$])")
 #: The program's own command line, and a literal naming a test binary or runner next to it.

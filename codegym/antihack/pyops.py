@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from .paths import UNKNOWN
+from .paths import UNKNOWN, has_glob
 from .pyeval import Evaluator, as_text
 from .pynames import (
     ARGV_FUNCS,
@@ -64,7 +64,13 @@ def _call_path_arg(call: ast.Call, ev: Evaluator) -> list[tuple[str, int]]:
     if isinstance(call.func, ast.Attribute) and call.func.attr in ("glob", "rglob", "iterdir", "walk"):
         # `root.rglob("test_*.py")`: the pattern under the receiver's path, when it has a value
         recv = as_text(ev.value(call.func.value))
-        if recv and recv.startswith("/") and _looks_like_path(recv):
+        # (a relative receiver too: `Path("tests").glob("hid*/**")` expands under the cwd)
+        globbing = call.func.attr in ("glob", "rglob") and bool(out) and has_glob(out[0][0])
+        if (
+            recv
+            and (recv.startswith("/") or globbing)
+            and (_looks_like_path(recv) or globbing and _is_name(recv))
+        ):
             pat = out[0][0] if out else "*"
             sep = "/**/" if call.func.attr == "rglob" else "/"
             out.insert(0, (recv.rstrip("/") + (sep + pat if call.func.attr in ("glob", "rglob") else ""), 0))
@@ -75,6 +81,10 @@ def _call_path_arg(call: ast.Call, ev: Evaluator) -> list[tuple[str, int]]:
             if v:
                 out.append((v, 0))
     return out
+
+
+def _is_name(s: str) -> bool:
+    return 0 < len(s) < 256 and not any(ch in s for ch in " \n\t*?[")
 
 
 def _looks_like_path(s: str) -> bool:

@@ -55,7 +55,7 @@ _NO_PACKAGE_WORDS = frozenset(
 #: Commands with a handler of their own (the method's name).
 _HANDLERS = dict(
     {n: "_node_pm" for n in _NODE_PMS},
-    go="_go", cargo="_cargo", gem="_gem", gofmt="_gofmt", **{n: "_distro" for n in ("apt-get", "apt", "dnf", "yum", "yumdownloader", "apk")}, ed="_editor", ex="_editor", zip="_zip", tar="_tar", bsdtar="_tar", git="_git_paths",
+    go="_go", cargo="_cargo", gem="_gem", bundle="_gem", gofmt="_gofmt", **{n: "_distro" for n in ("apt-get", "apt", "dnf", "yum", "yumdownloader", "apk")}, ed="_editor", ex="_editor", zip="_zip", tar="_tar", bsdtar="_tar", git="_git_paths",
     **{n: "_compile" for n in _COMPILERS},
 )  # fmt: skip
 _REGEN_NAMES = {"jest", "vitest", "mocha", "ava", "tap", "go", "cargo", "pytest", "make"} | _NODE_PMS

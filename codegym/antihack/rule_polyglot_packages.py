@@ -178,9 +178,10 @@ class PolyglotPackages:
                 return
 
     def _gem(self, name: str, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
-        """``gem contents|unpack|fetch|open|which|specification <the task's package>``: another copy's files."""
+        """``gem contents|unpack|fetch|open|which|specification <the task's package>``: another copy's files;
+        ``bundle open <the task's package>`` (the installed copy, shown by ``$EDITOR``: ``EDITOR=cat``)."""
         args = [a for a in argv[1:] if not a.startswith("-")]
-        if len(args) < 2 or args[0] not in _GEM_COPY:
+        if len(args) < 2 or args[0] not in _GEM_COPY or name == "bundle" and args[0] != "open":
             return
         for a in args[1:]:
             if self._names_package(a):
