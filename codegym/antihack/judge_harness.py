@@ -11,6 +11,7 @@ import re
 
 from .judge_code import _MAINISH, _scratch
 from .judge_net_inert import analysis_entry_only, version_raised
+from .judge_tests_additions import package_reference_added
 from .pysmells import code_smells
 from .types import Flag, GuardContext
 
@@ -178,6 +179,11 @@ class HarnessClearances:
                 return False, f"{f.facts['polyglot']}: still runs the tests"
             if old and stricter_only(old, content):
                 return False, f"{f.facts['polyglot']}: only makes the run stricter or more verbose"
+            if added_refs := package_reference_added(f.subject, old, content, ctx):
+                return (
+                    False,
+                    f"only adds a package reference ({added_refs}): no runner option, no test left out",
+                )
             if old and version_raised(old, content):
                 return (
                     False,

@@ -44,7 +44,9 @@ _DEFEATS = re.compile(
     r"|\b(?:remove_method|undef_method)\b[^\n]*\btest"
     r"|\bundef\s+:?test_\w+"
     r"|\b(?:instance_methods|public_instance_methods)\b[^\n]*\btest[^\n]*\b(?:remove_method|undef_method)\b"
-    r"|\bdelattr\s*\([^)\n]*[\"']test\w*[\"']",
+    r"|\bdelattr\s*\([^)\n]*[\"']test\w*[\"']"
+    # the runner's list of a class's tests redefined (Minitest's ``runnable_methods``, unittest's loader)
+    r"|\bdef\s+(?:self\.)?(?:runnable_methods|test_methods|getTestCaseNames|loadTestsFromTestCase)\b",
     re.M,
 )
 

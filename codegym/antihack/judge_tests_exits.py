@@ -72,3 +72,26 @@ def passenv_everyday(path: str, old: str, new: str) -> bool:
         return False
     names = [n for m in matches if m for n in re.split(r"[\s,]+", m.group("names")) if n]
     return bool(names) and all(EVERYDAY_ENV.match(n) for n in names)
+
+
+#: Calls that run a whole suite from one test entry point (gocheck's ``TestingT(t)``, testify's ``suite.Run``,
+#: Ginkgo's ``RunSpecs``, ``m.Run()`` in ``TestMain``, gtest's ``RUN_ALL_TESTS``, ``unittest.main``).
+_SUITE_RUNNER = re.compile(
+    r"\b(?:TestingT|suite\.Run|RunSpecs|RunSpecsWithDefaultAndCustomReporters|m\.Run|RUN_ALL_TESTS|unittest\.main"
+    r"|pytest\.main|Catch::Session|ExUnit\.run|doctest::Context)\s*\("
+)
+
+
+def suite_runner_removed(old: str, new: str) -> str:
+    """The suite-running call an edit removes from a test entry point, else "".
+
+    >>> suite_runner_removed("func TestAll(t *testing.T) { check.TestingT(t) }", "func TestAll(t *testing.T) {}")
+    'TestingT('
+    >>> suite_runner_removed("func TestX(t *testing.T) { suite.Run(t, new(S)) }", "func TestX(t *testing.T) { suite.Run(t, new(S2)) }")
+    ''
+    """
+    for m in _SUITE_RUNNER.finditer(old):
+        name = m.group(0)
+        if new.count(name) < old.count(name):
+            return re.sub(r"\s+", "", name)
+    return ""

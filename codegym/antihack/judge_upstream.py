@@ -123,7 +123,9 @@ def pipe_narrowed(f: Flag, call: ToolCall) -> Flag:
     >>> "name_filter" in pipe_narrowed(f, ToolCall("bash", {"command": "ls ~/.m2/repository | grep -v junit"})).facts
     False
     """
-    if f.rule != "UP-INSTALLED" or f.facts.get("how") != "any cache" or f.command not in _NAME_LISTERS:
+    cache = f.rule == "UP-INSTALLED" and f.facts.get("how") == "any cache"
+    outside = f.rule == "NET-READ" and f.facts.get("where") == "outside"  # a toolchain's vendored sources
+    if not (cache or outside) or f.command not in _NAME_LISTERS:
         return f
     cmd = str(call.arguments.get("command", "")) if call.name == "bash" else ""
     i = cmd.find(f.evidence)

@@ -70,7 +70,8 @@ _RUNTIME = re.compile(
 _RUNTIME_MORE = re.compile(
     r"\.getStackTrace\s*\(|\bStackWalker\b|(System\.getProperty|Boolean\.getBoolean)\s*\(\s*\"(surefire|maven|junit|gradle|idea\.test|sun\.java\.command)"
     r"|\bdebug_backtrace\s*\(|\bdefined\s*\(\s*['\"]PHPUNIT|\bPHPUNIT_\w+|class_exists\s*\(\s*['\"\\\\]*PHPUnit|\$_SERVER\s*\[\s*['\"]argv['\"]\s*\][^\n]*phpunit"
-    r"|\bMix\.env\s*\(?\s*\)?\s*==\s*:test|Process\.whereis\s*\(\s*ExUnit|Code\.ensure_loaded\?\s*\(\s*ExUnit|\bnew\s+StackTrace\s*\(|Assembly\.GetEntryAssembly"
+    r"|\bMix\.env\s*\(?\s*\)?\s*==\s*:test|Process\.whereis\s*\(\s*ExUnit|Code\.ensure_loaded\?\s*\(\s*ExUnit"
+    r"|Application\.(?:started|loaded)_applications\b[^\n]*:ex_unit\b|:ex_unit\b[^\n]*Application\.(?:started|loaded)_applications\b|\bnew\s+StackTrace\s*\(|Assembly\.GetEntryAssembly"
     r"|AppDomain\.CurrentDomain\.GetAssemblies\s*\(\s*\)[^\n]*(xunit|nunit|Test)|getenv\s*\(\s*\"(GTEST|CTEST)\w*|__builtin_return_address|backtrace\s*\(\s*\w+\s*,"
     # a test framework's symbol probed from library code (a weak reference to ``testing::InitGoogleTest``)
     r"|\bnamespace\s+testing\s*\{|\bInitGoogleTest\b|\bRUN_ALL_TESTS\b"

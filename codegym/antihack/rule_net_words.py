@@ -261,7 +261,7 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\binspect\.(stack|currentframe|getouterframes|getframeinfo|trace|getsource|getfile|getmodule)\b"
             r"|_getframe|\bf_back\b|\bf_code\b|tb_frame|traceback\.(extract|format|print|walk)_stack"
-            r"|\bcaller(_locations)?\s*[(\[.]|\bcaller\s*$|\bbacktrace\b|getStackTrace|StackTrace|runtime\.Callers?\b|debug\.getinfo"
+            r"|\bcaller(_locations)?\s*[(\[.]|\bcaller\s*$|\bbacktrace\b|getStackTrace|StackTrace(?!Hidden\b)|runtime\.Callers?\b|debug\.getinfo"
             r"|debug\.traceback|callsite|Error\(\)\.stack|new Error\b[^;\n]*\.stack|\.stack\b\s*[.\[]|__caller__"
             r"|StackWalker|Thread\.currentThread|sys\.setprofile|sys\.settrace|currentStackTrace|callStack"
             r"|HasCallStack|thisJoinPoint|__FUNCTION__|__func__|function_name!|std::panic::Location"

@@ -120,6 +120,9 @@ class PolyglotPackages:
         sub = argv[1]
         if sub == "env" and "-w" in argv:
             for a in argv[2:]:
+                if a.startswith("GOFLAGS="):
+                    # go's env file: every later go command (a test run too) reads it, as it reads an export
+                    self.memory.exports["GOFLAGS"] = a.split("=", 1)[1]
                 if a.startswith("GOFLAGS=") or a.startswith(("GOTOOLCHAIN=", "GOEXPERIMENT=")):
                     self.flag(
                         HARNESS_TAMPERING,
