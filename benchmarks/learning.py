@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/learning.py --algo ppo gigpo --seeds 0 1 2 --minutes 20
     .venv/bin/python benchmarks/learning.py --algo gigpo ppo grpo tree_grpo gdpo --env-steps 3000 --seeds 0
     .venv/bin/python benchmarks/learning.py --families lookup noisy_log --train-tasks 48 --heldout-tasks 48
+    .venv/bin/python benchmarks/learning.py --families noisy_log --context-budget 512 --compaction-strategy window \
+        --max-new-tokens 64 --copy-width 640
 
 Per seed (`codegym.trainer.learning.LearningStudy`): the tiny base is warm-started (full-weight
 behaviour cloning) on the demonstrations of ``--train-tasks`` train instances of ``--families``
@@ -43,6 +45,8 @@ def base_config(args: argparse.Namespace, seed: int, out: Path):
     env_kwargs = {"split": "train", "families": list(args.families), "tools": tools}
     if args.context_budget:
         env_kwargs["context_budget"] = args.context_budget
+    if args.compaction_strategy:
+        env_kwargs["compaction_strategy"] = args.compaction_strategy
     if args.system_prompt:
         env_kwargs["system_prompt"] = args.system_prompt
     max_turns = args.max_turns or (4 if "bug_location" in args.families else 3)
@@ -97,7 +101,8 @@ def run_seed(seed: int, args: argparse.Namespace) -> dict:
     say = lambda m: print(f"seed {seed}: {m}", flush=True)  # noqa: E731
     study = LearningStudy(base_config(args, seed, out), train, held, out, say=say)
     study.warm_start(steps=args.sft_steps, lr=args.sft_lr, target_success=args.target_success,
-                     flawed_fraction=args.flawed_fraction, copy_steps=args.copy_steps, copy_lr=args.copy_lr)
+                     flawed_fraction=args.flawed_fraction, copy_steps=args.copy_steps, copy_lr=args.copy_lr,
+                     copy_width=args.copy_width or None)
     study.evaluate_start(args.low_temperatures)
     budget = dict(seconds=args.minutes * 60, env_steps=args.env_steps)
     first = None
@@ -134,6 +139,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", type=int, default=None, help="default 3, 4 with bug_location (its demo's calls)")
     p.add_argument("--max-new-tokens", type=int, default=40, help="per turn (a lookup call is <= 32 tokens)")
     p.add_argument("--context-budget", type=int, default=0, help="compaction budget in tokens (0: the env's)")
+    p.add_argument("--compaction-strategy", default="",
+                   help="digest, window or summarize ('': the env's, digest); window adds no digest to the new "
+                        "segment (noisy_log at budget 512: rows of ~690 tokens instead of ~835)")
     p.add_argument("--tasks-per-iteration", type=int, default=4)
     p.add_argument("--group-size", type=int, default=8)
     p.add_argument("--max-envs", type=int, default=32)
@@ -149,6 +157,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--copy-steps", type=int, default=2400,
                    help="cap on the synthetic copy pre-training of the random base (sft.COPY_STAGES; 0: none)")
     p.add_argument("--copy-lr", type=float, default=1e-3)
+    p.add_argument("--copy-width", type=int, default=0,
+                   help="the copy pre-training's last-stage width (0: the longest demonstration + 64, rounded "
+                        "up to 128, at least 640); noisy_log at budget 512: 640, the cached lookup base")
     p.add_argument("--low-temperatures", nargs="*", type=float, default=[0.3, 0.5, 0.7],
                    help="the warm start sampled at these temperatures (a control)")
     p.add_argument("--system-prompt", default=SYSTEM_PROMPT, help="the env's system prompt ('' for its default)")

@@ -87,6 +87,7 @@ def copy_base(model: Any, tok: Any, model_cfg: Any, *, width: int, steps: int, l
             model.load_state_dict(torch.load(cache / "model.pt", weights_only=True))
             losses = json.loads((cache / "losses.json").read_text())
             say(f"copy pre-training: cached ({cache}), {len(losses)} steps, last loss {losses[-1]:.3f}")
+            _warn_if_no_copy(losses, width, say)
             return losses
     say(f"copy pre-training: at most {steps} steps, last-stage rows {width} tokens long (minutes on a CPU"
         f"{'; kept in ' + str(cache) + ' for the next run' if cache is not None else ''})")
@@ -95,6 +96,7 @@ def copy_base(model: Any, tok: Any, model_cfg: Any, *, width: int, steps: int, l
                            skip_ids=tok.all_special_ids)
     say(f"copy pre-training: {len(losses)} steps, loss {losses[0]:.2f} -> {losses[-1]:.3f} "
         f"({time.monotonic() - t0:.0f} s)")
+    _warn_if_no_copy(losses, width, say)
     if cache is not None:
         tmp = cache.with_name(cache.name + f".tmp{os.getpid()}")
         tmp.mkdir(parents=True, exist_ok=True)
@@ -105,6 +107,20 @@ def copy_base(model: Any, tok: Any, model_cfg: Any, *, width: int, steps: int, l
         except OSError:  # another process cached it first (the same weights)
             shutil.rmtree(tmp, ignore_errors=True)
     return losses
+
+
+#: a copy loss above this (nats per copied token; a random base starts near ln(vocab) ~ 7) means
+#: the base did not learn to copy: a warm start on it learns no call that copies a value it read
+NO_COPY_LOSS = 2.0
+
+
+def _warn_if_no_copy(losses: list[float], width: int, say: Callable[[str], None]) -> None:
+    """Say so, loudly, when the copy pre-training ended without learning to copy (measured: a last
+    stage 768-1,280 tokens wide collapses at its first step and sits at 7.12; 640 learns)."""
+    if losses and losses[-1] > NO_COPY_LOSS and len(losses) >= 100:
+        say(f"WARNING: copy pre-training ended at loss {losses[-1]:.2f} (> {NO_COPY_LOSS}): this base did not "
+            f"learn to copy at width {width}, and a warm start on it will not learn calls that copy what they "
+            f"read; a narrower last stage (e.g. --copy-width 640) does (docs/training.md, 'Copying')")
 
 
 class LearningStudy:
@@ -129,13 +145,19 @@ class LearningStudy:
 
     # ---- the warm start ---------------------------------------------------------------------------
 
-    def prepare_base(self, *, flawed_fraction: float = 0.0, copy_steps: int = 0,
-                     copy_lr: float = 1e-3) -> tuple[Any, Any, set[str], list[float], float, float]:
+    def prepare_base(self, *, flawed_fraction: float = 0.0, copy_steps: int = 0, copy_lr: float = 1e-3,
+                     copy_width: int | None = None) -> tuple[Any, Any, set[str], list[float], float, float]:
         """The warm start's first half: the base (copy pre-trained when `copy_steps`, from the
         cache when it is there) and the train instances' demonstrations (`self.episodes`).
         Returns ``(model, tok, flawed ids, copy losses, demo seconds, copy seconds)``. Run alone
         (``codegym main --prepare-only``), it fills the copy base's cache, so the timed job after it
-        only loads it."""
+        only loads it.
+
+        `copy_width` sets the copy pre-training's last-stage width instead of the rule below
+        (the longest demonstration plus 64, rounded up to 128, at least 640): ``noisy_log`` at
+        budget 512 has rows of ~700 tokens, whose rule (768) collapses in the last stage (loss
+        9.3 at its first step, then 7.12 for 500 steps, 817 s), while the 640-wide base copies
+        at 768 already (copy NLL ~0.9, 0.3 at 96)."""
         import random
 
         import torch
@@ -167,13 +189,14 @@ class LearningStudy:
             # longer episodes; coarse (at least 640, a multiple of 128) so that every seed's demos
             # of a family give the same width, hence the same cached base
             longest = max(len(seg) for e in self.episodes for seg in e.segments)
-            copy_losses = copy_base(model, tok, self.cfg.model, width=max(640, 128 * -(-(longest + 64) // 128)),
-                                    steps=copy_steps, lr=copy_lr, say=self.say)
+            width = copy_width or max(640, 128 * -(-(longest + 64) // 128))
+            copy_losses = copy_base(model, tok, self.cfg.model, width=width, steps=copy_steps, lr=copy_lr,
+                                    say=self.say)
         return model, tok, flawed, copy_losses, t_demo, time.monotonic() - t0 - t_demo
 
     def warm_start(self, *, steps: int, lr: float, batch_rows: int = 8, target_success: float | None = None,
                    eval_every: int = 5, flawed_fraction: float = 0.0, copy_steps: int = 0,
-                   copy_lr: float = 1e-3, decay: bool = True) -> dict[str, Any]:
+                   copy_lr: float = 1e-3, copy_width: int | None = None, decay: bool = True) -> dict[str, Any]:
         """Full-weight SFT of the base on the train instances' demonstrations; saved to OUT/warm.
         `decay`: the learning rate falls linearly to 0 over `steps` (`sft.sft`), so the warm start
         ends near the demonstrations' mix rather than where its last batches pushed it.
@@ -194,7 +217,7 @@ class LearningStudy:
 
         t0 = time.monotonic()
         model, tok, flawed, copy_losses, t_demo, t_copy = self.prepare_base(
-            flawed_fraction=flawed_fraction, copy_steps=copy_steps, copy_lr=copy_lr)
+            flawed_fraction=flawed_fraction, copy_steps=copy_steps, copy_lr=copy_lr, copy_width=copy_width)
         history: list[dict[str, Any]] = []
         losses = sft(model, self.episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=self.cfg.run.seed,
                      full=True, target_success=target_success, eval_every=eval_every, history=history,

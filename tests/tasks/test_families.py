@@ -3,6 +3,8 @@ every sampled instance valid (reference 1, empty 0) on the host and through the 
 
 from __future__ import annotations
 
+import re
+
 import gymnasium as gym
 import pytest
 from calc_fixtures import git
@@ -81,11 +83,27 @@ def test_the_information_needed_is_only_behind_a_tool_call(splits):
                for t in lookups]
     assert 0.03 < sum(guesses) / len(guesses) < 0.3  # right about 1 time in 8
     for t in sample(splits["train"], "noisy_log", 20):
-        assert t.metadata["log_chars"] > 4000  # over a small context budget (~1-2k tokens)
+        assert t.metadata["log_chars"] >= 2000  # over a small context budget (~1-2k tiny tokens)
     for t in sample(splits["train"], "bug_location", 20):
         [bug_file] = t.patch_files()
         assert bug_file == t.metadata["bug_file"] and bug_file.split("/")[-1] not in t.problem_statement
         assert t.metadata["modules"] >= 3
+
+
+def test_the_noisy_log_warning_is_its_first_or_last_line():
+    # a compaction cuts the view it keeps to its head and tail (`shrink_to_fit`): the field stays visible
+    places, statements = set(), set()
+    for inst in instances("noisy_log", range(40)):
+        [path] = [p for p in inst.base if p.startswith("logs/")]
+        log = inst.base[path].splitlines()
+        [field] = re.fullmatch(r"EXTRA_FIELDS = \('(\w+)',\)\n", inst.fixed["extra.py"]).groups()
+        assert path in inst.statement
+        statements.add(inst.statement.replace(path, "<log>"))  # the statement names the log, never the field
+        assert [i + 1 for i, line in enumerate(log) if f"EXTRA_FIELDS = ('{field}',)" in line] == [
+            inst.metadata["warning_line"]]
+        assert inst.metadata["warning_line"] in (1, len(log)) and 2000 <= inst.metadata["log_chars"] <= 4200
+        places.add(inst.metadata["warning_line"] == 1)
+    assert places == {True, False} and len(statements) == 1
 
 
 def test_one_repository_per_family_and_the_fix_stays_out_of_reach(splits):

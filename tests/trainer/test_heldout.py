@@ -207,3 +207,14 @@ def test_copy_base_is_cached_by_what_determines_it(tmp_path, monkeypatch):
     n = len(said)
     copy_base(c, tok, cfg, width=128, steps=4, say=said.append)  # another cap: another entry
     assert not any("cached (" in m for m in said[n:]) and len(list(tmp_path.glob("tiny/copy-*"))) == 2
+
+
+def test_a_base_that_did_not_learn_to_copy_is_reported_loudly():
+    from codegym.trainer.learning import NO_COPY_LOSS, _warn_if_no_copy
+
+    said: list[str] = []
+    _warn_if_no_copy([7.3] + [7.12] * 499, 768, said.append)  # the collapsed 768-wide stage, measured
+    assert len(said) == 1 and said[0].startswith("WARNING") and "width 768" in said[0] and "7.12" in said[0]
+    _warn_if_no_copy([7.3] * 300 + [0.4] * 200, 640, said.append)  # one that learned
+    _warn_if_no_copy([7.3] * 5, 128, said.append)  # a few steps (a smoke test) say nothing
+    assert len(said) == 1 and NO_COPY_LOSS < 7.12

@@ -7,8 +7,9 @@ reference `patch`, FAIL_TO_PASS), built deterministically from ``(family, seed)`
   keys and values; the value is visible only by reading the file. Its instances also carry a
   ``flawed_demonstration`` (no read, a guessed value), for warm starts on imperfect
   demonstrations.
-- ``noisy_log`` (long observations): a long, noisy log (4-9k characters: over a small context
-  budget, so compaction triggers) holds one warning naming the field to add to a tuple.
+- ``noisy_log`` (long observations): a long, noisy log (2-4k characters: over a small context
+  budget, so viewing it compacts the context) whose first or last line is a warning naming the
+  field to add.
 - ``bug_location`` (multi-file): ``pkg.compute`` chains 3-5 helpers, one per module; one helper
   does not do what its docstring says. The statement gives only the wrong output of `compute`.
 
@@ -40,7 +41,7 @@ from codegym.tasks.gitrepo import DEFAULT_AUTHOR, EPOCH, run_git, tree_diff
 from codegym.tasks.suites._common import GITIGNORE, ROOT_CONFTEST, is_test_file, test_node_ids
 from codegym.tasks.task import Task
 
-DATA_VERSION = 2
+DATA_VERSION = 3
 SPLITS = ("train", "heldout")
 HELDOUT_PERCENT = 20
 #: seeds generated per family (instances after de-duplication are a little fewer)
@@ -124,13 +125,27 @@ _FIELDS = ["id", "name", "email", "created", "owner", "status", "region", "amoun
            "title", "priority", "tags", "due", "score", "parent", "locale", "plan", "source"]
 
 
-def noisy_log(seed: int) -> Instance:
+#: characters of a `noisy_log` instance's log (drawn uniformly per instance): over a small context
+#: budget (at ~2 characters per tiny-tokenizer token, 2-4k characters are 1-2k tokens; a budget of
+#: 512 compacts every view of it)
+NOISY_LOG_CHARS = (2000, 4000)
+
+
+def noisy_log(seed: int, log_chars: tuple[int, int] = NOISY_LOG_CHARS) -> Instance:
+    """Set ``EXTRA_FIELDS`` in ``extra.py`` to the required field that a warning in a long, noisy
+    log names (``schema.REQUIRED_FIELDS`` is the other fields plus ``EXTRA_FIELDS``). The log
+    (`log_chars` characters of INFO/DEBUG noise, some lines naming the other fields) is over a
+    small context budget, so viewing it compacts the context and the episode goes on in a new
+    segment. The warning, ``WARN schema: EXTRA_FIELDS = ('<field>',)``, is the log's first or last
+    line: the compaction keeps the head and tail of the view it cuts (`shrink_to_fit`), so it is
+    still in the context the policy writes the fix from, and the fix copies it (one induction
+    step, as in `lookup`). The field is one of 20; the statement names the log, not the field."""
     rng = random.Random(f"noisy_log-{seed}")
     fields = rng.sample(_FIELDS, rng.randint(4, 7))
     present, missing = fields[:-1], fields[-1]
     run = f"{_word(rng)}-{rng.randint(100, 999)}"
     path = f"logs/{run}.log"
-    target = rng.randint(4000, 9000)
+    target = rng.randint(*log_chars)
     lines: list[str] = []
     while sum(len(s) + 1 for s in lines) < target:
         t = f"2024-05-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z"
@@ -142,19 +157,20 @@ def noisy_log(seed: int) -> Instance:
             lines.append(f"{t} DEBUG cache hit ratio {rng.random():.3f} (shard {rng.randint(0, 15)})")
         else:
             lines.append(f"{t} INFO schema: field '{rng.choice(present)}' ok")
-    at = rng.randint(len(lines) // 5, len(lines) - 1)
-    lines.insert(at, f"2024-05-{rng.randint(1, 28):02d}T12:00:00Z WARN schema: required field '{missing}' "
-                     f"is missing from REQUIRED_FIELDS (record {rng.randint(1, 99999)})")
-    body = '"""The record schema."""\n\nREQUIRED_FIELDS = ({})\n'
-    before = body.format("".join(f'"{f}", ' for f in present).rstrip(" "))
-    after = body.format("".join(f'"{f}", ' for f in fields).rstrip(" "))
+    warning = f"2024-05-{rng.randint(1, 28):02d}T12:00:00Z WARN schema: EXTRA_FIELDS = ('{missing}',)"
+    lines.insert(0 if rng.random() < 0.5 else len(lines), warning)
+    before = ('"""The record schema."""\n\nfrom extra import EXTRA_FIELDS\n\n'
+              f"REQUIRED_FIELDS = ({''.join(f'{chr(34)}{f}{chr(34)}, ' for f in present).rstrip(' ')}) + EXTRA_FIELDS\n")
+    after = f"EXTRA_FIELDS = ('{missing}',)\n"
     test = ("import schema\n\n\ndef test_required_fields():\n"
             f"    assert sorted(schema.REQUIRED_FIELDS) == {sorted(fields)!r}\n")
-    statement = (f"A warning in `{path}` names a required field that `REQUIRED_FIELDS` in `schema.py` lacks. "
-                 "Add that field to `REQUIRED_FIELDS` (keep the others).")
-    demo = [_call("view", path=path), _call("create", path="schema.py", file_text=after), _call("submit")]
-    return Instance("noisy_log", seed, statement, {path: "\n".join(lines) + "\n", "schema.py": before},
-                    {"schema.py": after}, {"tests/test_task.py": test}, demo, log_chars=sum(map(len, lines)))
+    statement = (f"A warning in `{path}` names a required field that the schema lacks. "
+                 "Set `EXTRA_FIELDS` in `extra.py` to hold that field.")
+    demo = [_call("view", path=path), _call("create", path="extra.py", file_text=after), _call("submit")]
+    log = "\n".join(lines) + "\n"
+    return Instance("noisy_log", seed, statement, {path: log, "schema.py": before, "extra.py": "EXTRA_FIELDS = ()\n"},
+                    {"extra.py": after}, {"tests/test_task.py": test}, demo, log_chars=len(log),
+                    warning_line=1 if lines[0] == warning else len(lines))
 
 
 # ---- (c) bug_location: which of several files --------------------------------------------------------
