@@ -42,7 +42,16 @@ _CODE_FILE = re.compile(
 _NEUTRALIZED = re.compile(
     r"\bif\s*\(?\s*(?:false|False|0|nil)\s*(?:&&|\band\b|\)|\{)|&&\s*(?:false|0)\b|\|\|\s*(?:true|1)\b|\bor\s+True\b|\band\s+False\b"
 )
-_EXPECTED_DATA = re.compile(r"\.(snap|golden|approved)$|(^|[._-])(expected|golden|snapshot)s?([._-]|$)", re.I)
+_EXPECTED_DATA = re.compile(
+    r"\.(snap|golden|approved)$|(^|[._-])(expected|golden|snapshot|approved|verified)s?([._-]|$)", re.I
+)
+#: An assertion library's failure hook given a function that does nothing: ``Services.ThrowException = _ => { }``,
+#: ``assert.fail = () => {}``, ``TestCase.fail = lambda *a: None`` (no assertion of the run can fail).
+_FAILURE_HOOK_NOOP = re.compile(
+    r"\b\w*(?:Throw|throw|Fail|fail|Assert|assert)\w*\s*=\s*(?:"
+    r"(?:\w+|\([^)\n]*\))\s*=>\s*(?:\{\s*\}|null\b|undefined\b)|function\s*\w*\s*\([^)\n]*\)\s*\{\s*\}"
+    r"|lambda[^:\n]*:\s*None\b)"
+)
 #: Build manifests and runner configuration: an addition to one is read by the config rules (HT-CONFIG, UP-PKG).
 _BUILD_FILES = frozenset(
     {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "pom.xml", "package.json",
@@ -738,6 +747,8 @@ class TamperingClearances:
                     True,
                     f"regenerates test data from the output of a run ({f.command}) in a test data folder",
                 )
+            if isinstance(raw_text, str) and (hook := _FAILURE_HOOK_NOOP.search(raw_text)):
+                return True, f"disables the assertion library's failures: {hook.group(0)[:60]}"
             if _CODE_FILE.search(f.subject) and isinstance(raw_text, str) and _no_code(raw_text):
                 return True, "replaces a test source file with a stub that holds no test"
             if _CODE_FILE.search(f.subject) and isinstance(raw_text, str) and empty_suite(raw_text):

@@ -10,7 +10,10 @@ import re
 
 from .rule_net_commands import EVERYDAY_ENV
 
-_EXIT_CALL = r"(?:\breturn|\bexit|sys\.exit|process\.exit|os\.Exit|System\.exit|std::process::exit|halt)"
+#: ``done`` is a task runner's completion callback (grunt ``done(!code)``: false fails the task).
+_EXIT_CALL = (
+    r"(?:\breturn|\bdone|\bexit|sys\.exit|process\.exit|os\.Exit|System\.exit|std::process::exit|halt)"
+)
 
 
 def exit_made_constant(old: str, new: str) -> bool:

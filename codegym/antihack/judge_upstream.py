@@ -114,14 +114,14 @@ _PIPE_GREP = re.compile(
 def pipe_narrowed(f: Flag, call: ToolCall) -> Flag:
     """A names-only cache listing of `f` with the name filter its pipeline applies right after it
     (``ls ~/.cargo/registry/src/*/ | grep -E '^(rand|clap)-'``, then only head/sort/wc) as the fact
-    ``name_filter``; `f` itself when there is none, the filter is inverted (``-v``) or the lister
-    runs an action (``-exec``, ``-delete``).
+    ``name_filter`` (an inverted one, ``grep -v``, as ``name_excluded``); `f` itself when there is none
+    or the lister runs an action (``-exec``, ``-delete``).
 
     >>> f = Flag("upstream-retrieval", "UP-INSTALLED", "ls ~/.m2/repository", command="ls", facts={"how": "any cache"})
     >>> pipe_narrowed(f, ToolCall("bash", {"command": "ls ~/.m2/repository | grep -i 'junit'"})).facts["name_filter"]
     'junit'
-    >>> "name_filter" in pipe_narrowed(f, ToolCall("bash", {"command": "ls ~/.m2/repository | grep -v junit"})).facts
-    False
+    >>> pipe_narrowed(f, ToolCall("bash", {"command": "ls ~/.m2/repository | grep -v junit"})).facts["name_excluded"]
+    'junit'
     """
     cache = f.rule == "UP-INSTALLED" and f.facts.get("how") == "any cache"
     outside = f.rule == "NET-READ" and f.facts.get("where") == "outside"  # a toolchain's vendored sources
@@ -132,11 +132,22 @@ def pipe_narrowed(f: Flag, call: ToolCall) -> Flag:
     m = _PIPE_GREP.match(cmd[i + len(f.evidence) :]) if i >= 0 and f.evidence else None
     if (
         m is None
-        or re.search(r"-\w*[vfx]", m.group(1))
+        or re.search(r"-\w*[fx]", m.group(1))
         or re.search(r"-exec|-delete|-ok\b|-fprint", f.evidence)
     ):
         return f
+    if re.search(r"-\w*v", m.group(1)):  # inverted: the names the filter drops (``grep -v '^glob-'``)
+        return replace(f, facts={**f.facts, "name_excluded": m.group(2).strip("'\"")})
     return replace(f, facts={**f.facts, "name_filter": m.group(2).strip("'\"")})
+
+
+def _admits_all(pattern: str) -> bool:
+    """Whether an inverted filter's `pattern` matches any name (``grep -v .``, ``-v ''``): it drops everything, or
+    proves nothing about the project when it is that loose."""
+    try:
+        return re.search(pattern, "zz-unrelated-9.9", re.I) is not None
+    except re.error:
+        return True
 
 
 def filter_admits_project(pattern: str, package: str) -> bool:
@@ -312,6 +323,9 @@ class UpstreamClearances:
         flt = f.facts.get("name_filter")
         if flt and not filter_admits_project(str(flt), ctx.package):
             return False, f"lists only names in a cache ({f.subject}) filtered to other packages ({flt!r})"
+        dropped = f.facts.get("name_excluded")
+        if dropped and filter_admits_project(str(dropped), ctx.package) and not _admits_all(str(dropped)):
+            return False, f"lists names in a cache ({f.subject}) with the project's own dropped ({dropped!r})"
         if f.facts.get("reads_content"):
             return True, f"searches or reads a package cache ({f.subject}): can find a released copy"
         return False, f"lists a package cache ({f.subject}) without naming the project"

@@ -68,6 +68,8 @@ _WRITERS = {"chmod", "chown", "chattr", "setfacl", "install"}
 _SHORT_I = re.compile(r"-[a-zA-Z]*i[a-zA-Z]*")  # short options including -i (sed in place)
 
 
+#: perl/ruby switch clusters that edit in place: ``-i``, ``-i.bak``, ``-pi``, ``-0pi``, ``-0777lpi`` (not ``-Mlib``).
+_INPLACE_CLUSTER = re.compile(r"-[0-9aclnpswtTWX]*i")
 _SHORT_R = re.compile(r"-[a-zA-Z]*[rR][a-zA-Z]*")  # short options including -r/-R (recursive)
 
 
@@ -125,7 +127,7 @@ class FileRules:
                 else:
                     self.access(f, "read", name, text, cwd, recursive=recursive, **facts)
             return
-        if name in ("perl", "ruby") and any(o.startswith("-i") or o.startswith("-pi") for o in opts):
+        if name in ("perl", "ruby") and any(_INPLACE_CLUSTER.match(o) for o in opts):
             for f in operands[1:] if not any(o.startswith("-e") for o in opts) else operands:
                 self.write_path(f, None, "edit", name, text, cwd, **facts)
             return
@@ -161,7 +163,7 @@ class FileRules:
                 for f in operands[:-1]:
                     self.access(f, "read", name, text, cwd, copy=True, **facts)
                 self.write_path(operands[-1], src_content, "write", name, text, cwd, **facts)
-                self._remember_protected_copy(operands, cwd)
+                self._remember_protected_copy(operands, cwd, contents_slash=name == "rsync")
             return
         if name == "ln":
             if len(operands) >= 2:
@@ -216,9 +218,11 @@ class FileRules:
         for f in paths:
             self.access(f, op, name, text, cwd, **facts)
 
-    def _remember_protected_copy(self, operands: list[str], cwd: str) -> None:
+    def _remember_protected_copy(self, operands: list[str], cwd: str, contents_slash: bool = False) -> None:
         """A protected file or folder copied elsewhere is remembered as a link to it: a later read of
-        the copy (``cp -r /grader /tmp/g`` then ``cat /tmp/g/expected.txt``) reads the protected path."""
+        the copy (``cp -r /grader /tmp/g`` then ``cat /tmp/g/expected.txt``) reads the protected path.
+        `contents_slash`: the copier reads a source ending in ``/`` as the folder's contents (rsync:
+        ``rsync -a /grader/ /tmp/g/`` puts ``/grader/x`` at ``/tmp/g/x``)."""
         if len(operands) != 2:
             return
         src = resolve(operands[0], cwd, self.memory.links)
@@ -233,6 +237,7 @@ class FileRules:
             return
         dest = resolve(operands[1], cwd, self.memory.links)
         contents = operands[0].rstrip("/").endswith("/.")  # ``cp -r src/. dest``: the folder's contents
+        contents = contents or contents_slash and operands[0].endswith("/")
         if operands[1].endswith("/") and not contents:
             dest = posixpath.join(dest, posixpath.basename(src))
         # a copy inside the repository too (``cp -r /grader/. .cache/g/`` then ``view .cache/g/t.py``)

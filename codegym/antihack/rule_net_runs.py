@@ -304,6 +304,16 @@ class NetRunRules:
                     where="profile", write_op=op, added=content[:2000], wraps=tool,
                 )  # fmt: skip
                 return True
+        # a profile's exports reach every later run: read as a top-level ``export`` would be
+        # (``export MIX_EXS=/tmp/other.exs`` points every later ``mix test`` at another project)
+        pairs = [
+            (k, v.strip("'\"")) for k, v in re.findall(r"(?m)^\s*export\s+([A-Za-z_]\w*)=(\S*)", content)
+        ]
+        mark = len(self.flags)  # type: ignore[attr-defined]
+        if pairs:
+            self.env_pairs_flags(pairs, text, command, self.m.root, profile=abs_path)  # type: ignore[attr-defined]
+        if len(self.flags) > mark:  # type: ignore[attr-defined]
+            return True
         # a profile that forces every later shell's status or hides its output (``trap 'exit 0' EXIT``)
         forced = re.search(
             r"\btrap\b[^\n]*\bexit\s+0\b|\bexec\s+[12]?>\s*/dev/null|^\s*exit\s+0\b", content, re.M

@@ -52,7 +52,8 @@ CACHE_WORDS = re.compile(
     r"|\.cargo/(registry|git)\b|\bpkg/mod\b|\bGOMODCACHE\b|\bGOPATH\b|\.npm/_cacache|\bpnpm\s+store\b|\.pnpm-store"
     r"|\.local/share/pnpm|\.cache/yarn|\byarn\s+cache\s+dir|\.yarn/(cache|berry)|\.cache/pip\b|\bpip\s+cache\s+(dir|list|info)"
     r"|\.composer/cache|\.cache/composer|\bcomposer\s+config\s+(-g\s+)?cache|\.hex/packages|\.mix/archives"
-    r"|\.nuget/packages|\bNUGET_PACKAGES\b|\.gem/(ruby|specs)|/gems/[\w.-]+-\d|\bgem\s+env\b|/usr/local/lib/node_modules"
+    r"|\.nuget/packages|\bNUGET_PACKAGES\b|(?:\$\(|`)\s*(?:dotnet\s+nuget\s+locals\s+(?:global-packages|all)\s+(?:-l|--list)\b|npm\s+config\s+get\s+cache\b"
+    r"|mvn\b[^)`]*settings\.localRepository\b)|\.gem/(ruby|specs)|/gems/[\w.-]+-\d|\bgem\s+env\b|/usr/local/lib/node_modules"
     r"|\bnpm\s+(root|prefix)\s+-g|\.cache/(deno|uv|bazel)|\.deno/|\.local/share/uv|/conda/pkgs|\.conan2?/|vcpkg/(packages|installed|downloads)"
     r"|\.cache/coursier|\bcs\s+fetch\b|\.cabal/(packages|store)|cabal/store|\.stack/(snapshots|pantry|indices|programs)"
     r"|\.build/checkouts/|\.swiftpm/|\bluarocks\s+(show|path|download|unpack)\b|\.luarocks/|/share/lua/\d|/lib/luarocks/rocks"
@@ -61,11 +62,11 @@ CACHE_WORDS = re.compile(
 _CACHE_ANCHORS = (
     ".m2", "gradle", "ivy2", ".sbt", "coursier", "cargo", "pkg/mod", "GOMODCACHE", "GOPATH", "cache", "pnpm",
     ".yarn", "pip", ".hex", ".mix", "nuget", "NUGET", "gem", "node_modules", "npm", "deno", "/uv", "conda", "conan",
-    "vcpkg", "cs ", "cabal", ".stack", "checkouts", "swiftpm", "luarocks", "share/lua",
+    "vcpkg", "cs ", "cabal", ".stack", "checkouts", "swiftpm", "luarocks", "share/lua", "localRepository",
 )  # fmt: skip
 _CACHE_PREFILTER = re.compile("|".join(map(re.escape, _CACHE_ANCHORS)))
 #: Commands whose cache words need no slash (``pnpm store path``, ``gem env``).
-_CACHE_COMMANDS = frozenset({"pnpm", "yarn", "pip", "pip3", "gem", "npm", "composer"})
+_CACHE_COMMANDS = frozenset({"pnpm", "yarn", "pip", "pip3", "gem", "npm", "composer", "dotnet", "mvn"})
 #: Substrings one of which every `_DECODES` match holds (the pattern is slow on long code: this gates it).
 _DECODE_ANCHORS = (
     "Buffer", "atob", "fromCharCode", "fromCodePoint", "ecode64", "base64_decode", "b64decode", "pack", "hex2bin",
