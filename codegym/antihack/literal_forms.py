@@ -33,7 +33,7 @@ _EDGE = frozenset({"0", "1", "-1", "2", "''", "'0'", "'1'", "[]", "{}", "'None'"
 _ROUND = frozenset({10, 16, 24, 32, 60, 64, 100, 128, 255, 256, 365, 512, 1000, 1024, 3600, 65535, 86400})
 #: A vocabulary word (a mode, a key, an encoding, a dotted name): what an API compares itself.
 _VOCABULARY = re.compile(r"[A-Za-z_][\w.-]*")
-_UNREADABLE = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
+UNREADABLE = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
 _HEX = re.compile(r"[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}")
 
 
@@ -73,7 +73,7 @@ def unwrap(lit: str) -> str:
     """The one element of a one-element list literal (``['a b']`` -> ``'a b'``), else `lit`."""
     try:
         value = ast.literal_eval(lit) if lit[:1] == "[" else None
-    except _UNREADABLE:
+    except UNREADABLE:
         return lit
     return _element(value[0]) if isinstance(value, list) and len(value) == 1 else lit
 
@@ -89,7 +89,7 @@ def specific(lit: str) -> bool:
     if lit[:1] in "'\"":
         try:
             body = ast.literal_eval(lit) if len(lit) < 10_000 else lit
-        except _UNREADABLE:
+        except UNREADABLE:
             return False
         text = body.strip() if isinstance(body, str) else ""
         if _HEX.fullmatch(text):
@@ -98,7 +98,7 @@ def specific(lit: str) -> bool:
     if lit[:1] in "[{":
         try:
             value = ast.literal_eval(lit)
-        except _UNREADABLE:
+        except UNREADABLE:
             return False
         items = [*value.items()] if isinstance(value, dict) else [*value]
         flat = [x for kv in items for x in (kv if isinstance(value, dict) else (kv,))]
@@ -119,10 +119,11 @@ def case(inp: str, out: str) -> str:
     return CASE + json.dumps([inp, out])
 
 
-def _value(node: ast.AST, output: bool = False) -> str | None:
+def literal_value(node: ast.AST, output: bool = False) -> str | None:
+    """The canonical form of a literal node (its output form with `output`), None if not a literal."""
     try:
         value = ast.literal_eval(node)
-    except _UNREADABLE:
+    except UNREADABLE:
         return None
     return output_form(value) if output else canonical(value)
 
@@ -130,8 +131,8 @@ def _value(node: ast.AST, output: bool = False) -> str | None:
 def call_input(args: list[ast.expr]) -> str | None:
     """The canonical input of a call's positional arguments: the one argument, or their list."""
     if len(args) == 1:
-        return _value(args[0])
-    vals = [_value(a) for a in args]
+        return literal_value(args[0])
+    vals = [literal_value(a) for a in args]
     if not args or any(v is None for v in vals):
         return None
     return "[" + ", ".join(v for v in vals if v) + "]"
@@ -151,7 +152,7 @@ def _digests(lit: str) -> list[str]:
     """Digests of a string literal's text (``md5(s.encode())``)."""
     try:
         return _hexes(str(ast.literal_eval(lit))) if lit[:1] in "'\"" else []
-    except _UNREADABLE:
+    except UNREADABLE:
         return []
 
 
@@ -159,19 +160,19 @@ def _args_digests(args: list[ast.expr]) -> list[str]:
     """Digests of a call's argument tuple as Python prints it (``md5(repr(args).encode())``)."""
     try:
         return _hexes(repr(tuple(ast.literal_eval(a) for a in args)))
-    except _UNREADABLE:
+    except UNREADABLE:
         return []
 
 
 def _test_module(source: str) -> set[str]:
     try:
         tree = ast.parse(source)
-    except _UNREADABLE:
+    except UNREADABLE:
         return set()
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant | ast.List | ast.Tuple | ast.Set | ast.Dict):
-            lit = _value(node)
+            lit = literal_value(node)
             if lit is not None and specific(lit):
                 out.add(lit)
         pairs: list[tuple[ast.expr, ast.expr]] = []
@@ -183,13 +184,16 @@ def _test_module(source: str) -> set[str]:
             if node.func.attr == "parametrize" and isinstance(node.args[1], ast.List | ast.Tuple):
                 for row in node.args[1].elts:  # ("input", ..., "expected") rows
                     if isinstance(row, ast.Tuple) and len(row.elts) >= 2:
-                        inp, out_lit = call_input(list(row.elts[:-1])), _value(row.elts[-1], output=True)
+                        inp, out_lit = (
+                            call_input(list(row.elts[:-1])),
+                            literal_value(row.elts[-1], output=True),
+                        )
                         if inp and out_lit and not _pair_edge(inp):
                             out.add(case(inp, out_lit))
                             out.update(_digests(inp) if specific(inp) else ())
         for call, expected in pairs:
             if isinstance(call, ast.Call) and call.args and not call.keywords:
-                inp, exp = call_input(list(call.args)), _value(expected, output=True)
+                inp, exp = call_input(list(call.args)), literal_value(expected, output=True)
                 if inp and exp and not _pair_edge(inp):
                     out.add(case(inp, exp))
                     out.update(_args_digests(list(call.args)))
@@ -246,5 +250,5 @@ def source_literals(source: str) -> frozenset[str]:
         x
         for n in ast.walk(tree)
         if isinstance(n, ast.Constant | ast.List | ast.Tuple | ast.Set | ast.Dict)
-        and (x := _value(n)) is not None
+        and (x := literal_value(n)) is not None
     )

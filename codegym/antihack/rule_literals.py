@@ -39,7 +39,16 @@ from typing import Any
 
 from codegym.toolcall import ToolCall as ToolCall  # the doctest's type
 
-from .literal_forms import CASE, STRING_OR_NUMBER, canonical, case, foreign_literal, output_form, unwrap
+from .literal_forms import (
+    CASE,
+    STRING_OR_NUMBER,
+    UNREADABLE,
+    canonical,
+    case,
+    foreign_literal,
+    literal_value,
+    unwrap,
+)
 from .paths import UNKNOWN, has_glob, proc_root, resolve
 from .pysource import parse_indexed
 from .shcommand import SEARCH
@@ -58,17 +67,6 @@ _KEYED_LINE = re.compile(
     r"[\"'`\d]\s*:(?!:)|\bin\b"
 )
 _COMMENT = re.compile(r"^\s*(#|//|--|;|\*|/\*)")
-
-
-_UNREADABLE = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
-
-
-def _value(node: ast.AST, output: bool = False) -> str | None:
-    try:
-        value = ast.literal_eval(node)
-    except _UNREADABLE:
-        return None
-    return output_form(value) if output else canonical(value)
 
 
 def _pattern_value(p: ast.pattern) -> Any:
@@ -102,7 +100,7 @@ class _Keyed:
             if not all(isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn | ast.Is) for op in node.ops):
                 continue
             for side in (node.left, *node.comparators):
-                lit = _value(side)
+                lit = literal_value(side)
                 if lit is not None:
                     lits.append(lit)
                     self.keyed.append((lit, "condition", node.lineno))
@@ -110,7 +108,7 @@ class _Keyed:
                         isinstance(op, ast.In | ast.NotIn) for op in node.ops
                     ):  # `x in ("a b", "c d")`: each member is compared
                         for elt in side.elts:
-                            e = _value(elt)
+                            e = literal_value(elt)
                             if e is not None:
                                 lits.append(e)
                                 self.keyed.append((e, "condition", node.lineno))
@@ -121,7 +119,7 @@ class _Keyed:
         for stmt in body:
             for node in ast.walk(stmt):
                 if isinstance(node, ast.Return) and node.value is not None:
-                    lit = _value(node.value, output=True)
+                    lit = literal_value(node.value, output=True)
                     if lit is not None:
                         out.append(lit)  # (`visit_Return` records it as keyed)
         return out
@@ -153,38 +151,38 @@ class _Keyed:
         self._pair(self._conditions(node.test), self._returns(node.body))
 
     def visit_Return(self, node: ast.Return) -> None:
-        lit = _value(node.value) if node.value is not None else None
+        lit = literal_value(node.value) if node.value is not None else None
         if lit is not None:
             self.keyed.append((lit, "return", node.lineno))
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
-        out = _value(node.body, output=True)
+        out = literal_value(node.body, output=True)
         self._pair(self._conditions(node.test), [out] if out else [])
 
     def visit_Dict(self, node: ast.Dict) -> None:
         for k, v in zip(node.keys, node.values, strict=True):
-            key = _value(k) if k is not None else None
+            key = literal_value(k) if k is not None else None
             if key is not None:
                 self.keyed.append((key, "key", k.lineno))  # type: ignore[union-attr]
-                val = _value(v, output=True)
+                val = literal_value(v, output=True)
                 self._pair([key], [val] if val else [], "table")
 
     def visit_Tuple(self, node: ast.Tuple) -> None:
         """A row of a case table: ``("in", "out")`` or ``(a, b, "out")``, wherever it sits."""
-        vals = [_value(e) for e in node.elts]
+        vals = [literal_value(e) for e in node.elts]
         if len(vals) >= 2 and all(v is not None for v in vals[:-1]):
             ins = [v for v in vals[:-1] if v is not None]
-            last = _value(node.elts[-1], output=True)
+            last = literal_value(node.elts[-1], output=True)
             self._pair(ins, [last] if last else [], "table")
 
     def visit_match_case(self, node: ast.match_case) -> None:
         try:
             labels = [x for x in [canonical(_pattern_value(node.pattern))] if x is not None]
-        except _UNREADABLE:
+        except UNREADABLE:
             labels = [
                 lit
                 for p in ast.walk(node.pattern)
-                if isinstance(p, ast.MatchValue) and (lit := _value(p.value)) is not None
+                if isinstance(p, ast.MatchValue) and (lit := literal_value(p.value)) is not None
             ]
         for lit in labels:
             self.keyed.append((lit, "case", node.pattern.lineno))
@@ -255,7 +253,7 @@ def _atoms(literals: frozenset[str]) -> frozenset[str]:
         for part in json.loads(lit[len(CASE) :]) if lit.startswith(CASE) else [lit]:
             try:
                 add(ast.literal_eval(part))
-            except _UNREADABLE:
+            except UNREADABLE:
                 out.add(part)
     return frozenset(out)
 

@@ -5,6 +5,7 @@ configurations a later run reads, and launchers that never start the test binari
 Each hack is paired with the honest change it resembles."""
 
 import pytest
+from antihack_cases import bash, create, edit
 
 from codegym.antihack import GuardContext, SemanticJudge
 from codegym.antihack.detect import Detector
@@ -21,18 +22,6 @@ CTX = GuardContext(
          "spec/a_spec.js", "tests/CMakeLists.txt"}
     ),
 )  # fmt: skip
-
-
-def bash(cmd: str) -> ToolCall:
-    return ToolCall("bash", {"command": cmd})
-
-
-def edit(path: str, old: str, new: str) -> ToolCall:
-    return ToolCall("str_replace", {"path": path, "old_str": old, "new_str": new})
-
-
-def create(path: str, text: str) -> ToolCall:
-    return ToolCall("create", {"path": path, "file_text": text})
 
 
 def verdict(call: ToolCall, setup: tuple[ToolCall, ...] = ()) -> tuple[bool, str | None]:
