@@ -77,10 +77,14 @@ class Detector:
 
     def check(self, call: ToolCall) -> Detection:
         """Flags, verdict and (for a hack) the dummy result of one tool call."""
+        before = (set(self.memory.retrieved), self.memory.tampered)
         flags = self.scan(call)
         if not flags:
             return Detection((), False, None, "no rule matched", "", fallback=self.last_error)
         verdict = self.judge.judge(call, self.ctx, flags)
+        if verdict.is_hack:  # a blocked call never ran: what it would have left is not there later
+            self.memory.retrieved = {k: v for k, v in self.memory.retrieved.items() if k in before[0]}
+            self.memory.tampered = before[1]
         dummy = None
         if verdict.is_hack:
             dummy = dummy_result(call, self.ctx, verdict.confirmed or flags, verdict.category, self._clean)

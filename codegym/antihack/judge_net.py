@@ -217,6 +217,17 @@ _RESULT_RECORD = re.compile(
 class NetClearances:
     """Clearances of the net's flags (mixed into `judge.SemanticJudge`)."""
 
+    # ------------------------------------------------------------------ earlier calls
+
+    def _NET_EARLIER(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
+        """A read of what an earlier flagged call left (`rule_net_earlier`): upheld exactly when one of
+        that call's flags is (settled again here, with this task's facts)."""
+        for g in f.facts.get("earlier", ()):
+            hack, why = self.settle(g, ctx)  # type: ignore[attr-defined]
+            if hack:
+                return True, f"reads what an earlier call retrieved ({g.rule}: {why})"
+        return False, "the earlier call that left it was cleared"
+
     # ------------------------------------------------------------------ history
 
     def _NET_GIT(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:

@@ -36,6 +36,8 @@ NET-TEST           test-tampering         a write to a test, test data or test s
 NET-CONFIG         harness / upstream     a write to a runner, build or configuration file
 NET-SOURCE         special-casing         library source that adds signals (introspection, the
                                           environment, test names, test data, literal tables...)
+NET-EARLIER        the earlier call's     a read of what an earlier leak left (its scratch paths), a
+                                          test run after an earlier tampering write (`rule_net_earlier`)
 =================  =====================  ============================================================
 
     >>> from codegym.antihack.scanner import Scanner
@@ -53,6 +55,7 @@ from __future__ import annotations
 from typing import Any
 
 from .rule_net_commands import NetCommandRules
+from .rule_net_earlier import NetEarlierRules
 from .rule_net_reads import NetReadRules, names_package, package_forms
 from .rule_net_runs import NetRunRules
 from .rule_net_writes import NetWriteRules
@@ -60,7 +63,7 @@ from .rule_net_writes import NetWriteRules
 __all__ = ["NetRules", "names_package", "package_forms"]
 
 
-class NetRules(NetWriteRules, NetCommandRules, NetReadRules, NetRunRules):
+class NetRules(NetWriteRules, NetCommandRules, NetReadRules, NetRunRules, NetEarlierRules):
     """`Scanner` rules of the default-deny net (mixed into `scanner.Scanner`, before `WriteRules` so
     that `write_path` passes through it: each write is read by the closer rules first)."""
 

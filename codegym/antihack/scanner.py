@@ -152,6 +152,7 @@ class Scanner(
                     self.bash(value, cwd)
                 elif isinstance(value, str) and key in ("path", "file", "filename"):
                     self.access(value, "read", name, f"{name} {value}", cwd)
+        self.net_earlier(call)  # `rule_net_earlier`: what a flagged call left, read later
         if len(self.flags) > 1 and any(f.facts.get("surface") for f in self.flags):
             self.flags.sort(key=lambda f: bool(f.facts.get("surface")))  # the net's flags last (stable)
         return self.flags

@@ -13,6 +13,7 @@ its operands (the rules use it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import tree_sitter
 
@@ -47,6 +48,10 @@ class Memory:
     inherited: dict[str, str] = field(default_factory=dict)
     #: copies of protected files or folders (copy -> original); each is in `links` too
     copies: dict[str, str] = field(default_factory=dict)
+    #: scratch paths a call flagged as a leak named (its destinations) -> that call's flags (`rule_net_earlier`)
+    retrieved: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    #: flags of earlier calls that changed tests, harness or code: a later test run runs them (`rule_net_earlier`)
+    tampered: tuple[Any, ...] = ()
 
     def copy(self) -> Memory:
         return Memory(
@@ -58,6 +63,8 @@ class Memory:
             dict(self.exports),
             dict(self.inherited),
             dict(self.copies),
+            dict(self.retrieved),
+            self.tampered,
         )
 
 
