@@ -61,29 +61,40 @@ from codegym.toolcall import ToolCall
 
 from ..tools import ToolResult
 
-_FACTS: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
+_FACTS: dict[tuple[str, str], tuple[frozenset[str], tuple[str, ...]]] = {}
 _FACTS_LOCK = threading.Lock()
+
+
+def _base_facts(task: Task) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(shas reachable from base, every file path at base), read once per repository and base
+    from the task's source repo (which must be local)."""
+    key = (task.repo, task.base_commit)
+    with _FACTS_LOCK:
+        if key not in _FACTS:
+            git = _git(task)
+            shas = subprocess.run([*git, "rev-list", task.base_commit], capture_output=True, text=True, check=True)
+            files = subprocess.run([*git, "ls-tree", "-r", "--name-only", task.base_commit],
+                                   capture_output=True, text=True, check=True)
+            _FACTS[key] = (frozenset(shas.stdout.split()), tuple(files.stdout.splitlines()))
+        return _FACTS[key]
 
 
 def _repo_facts(task: Task) -> tuple[frozenset[str] | None, frozenset[str] | None]:
     """(shas reachable from base, test files at base), read from the task's source repo."""
     if not task.repo_is_local:
         return None, None
-    key = (task.repo, task.base_commit)
-    with _FACTS_LOCK:
-        if key not in _FACTS:
-            git = ["git", "-c", "safe.directory=*", f"--git-dir={_git_dir(task.repo)}"]
-            shas = subprocess.run([*git, "rev-list", task.base_commit], capture_output=True, text=True, check=True)
-            files = subprocess.run([*git, "ls-tree", "-r", "--name-only", task.base_commit],
-                                   capture_output=True, text=True, check=True)
-            _FACTS[key] = (frozenset(shas.stdout.split()),
-                           frozenset(f for f in files.stdout.splitlines() if is_test_path(f)))
-        return _FACTS[key]
+    shas, files = _base_facts(task)
+    return shas, frozenset(f for f in files if is_test_path(f))
 
 
 def _git_dir(repo: str) -> str:
     p = Path(repo)
     return str(p / ".git") if (p / ".git").exists() else str(p)
+
+
+def _git(task: Task) -> list[str]:
+    """The git command line for the task's source repository."""
+    return ["git", "-c", "safe.directory=*", f"--git-dir={_git_dir(task.repo)}"]
 
 
 def _package(task: Task) -> str:
@@ -137,10 +148,9 @@ def _visible_literals(task: Task) -> frozenset[str] | None:
     with _FACTS_LOCK:
         if key in _VISIBLE:
             return _VISIBLE[key]
-    git = ["git", "-c", "safe.directory=*", f"--git-dir={_git_dir(task.repo)}"]
+    git = _git(task)
     try:
-        files = subprocess.run([*git, "ls-tree", "-r", "--name-only", task.base_commit],
-                               capture_output=True, text=True, check=True).stdout.splitlines()
+        _, files = _base_facts(task)
     except (OSError, subprocess.CalledProcessError):
         return None  # the base is not in this repository: unknown, the signal is off
     hidden = {*task.hidden_test_files(), *(p.strip("/") for p in task.protected_paths)}
