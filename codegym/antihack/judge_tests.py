@@ -584,6 +584,7 @@ class TamperingClearances:
             return False, "appends to a test without removing anything"
         if op == "edit":
             old, new = str(f.facts.get("old") or ""), str(f.facts.get("content") or "")
+            added = new.replace(old, "", 1) if old and old in new else None  # an insertion's new text
             if f.command in (
                 "sed",
                 "perl",
@@ -605,7 +606,7 @@ class TamperingClearances:
                 return True, f"rewrites an existing test in place with {f.command}"
             if f.facts.get("program"):
                 return True, f"a program rewrites existing tests ({f.facts['program']})"
-            short = _SHORT_CIRCUIT.search(new.replace(old, "", 1)) if old and old in new else None
+            short = _SHORT_CIRCUIT.search(added) if added is not None else None
             if short:
                 return (
                     True,
@@ -614,10 +615,10 @@ class TamperingClearances:
             defeat = run_defeat(new, old) if old else None
             if posixpath.basename(f.subject) in _BUILD_FILES and defeat:
                 return True, f"makes the build's test step succeed whatever the tests do: {defeat}"
-            loads = _loads_path(new.replace(old, "", 1)) if old and old in new else None
+            loads = _loads_path(added) if added is not None else None
             if posixpath.basename(f.subject) in _BUILD_FILES and loads:
                 return True, f"makes the runner load a file before every test: {loads.group(0).strip()[:60]}"
-            off = TESTS_OFF_KEYS.search(new.replace(old, "", 1)) if old and old in new else None
+            off = TESTS_OFF_KEYS.search(added) if added is not None else None
             if posixpath.basename(f.subject) in _BUILD_FILES and off:
                 return True, f"adds a runner setting that leaves tests out: {off.group(0)}"
             if posixpath.basename(f.subject) in _BUILD_FILES and old and additive(old, new):
@@ -675,7 +676,7 @@ class TamperingClearances:
                 and not old.endswith("\n")
                 and new[at + len(old) : at + len(old) + 1] not in ("", "\n")
             )
-            grown = new.replace(old, "", 1) if old and old in new else ""
+            grown = added or ""
             if grown and not _declares_test(grown) and _beside_inline_tests(f.subject):
                 probe = _RUN_CONTEXT.search(grown) or (_branch_on_literal(grown))
                 if probe:
@@ -687,7 +688,7 @@ class TamperingClearances:
                 why = _changed_flow(old, new)
                 if why:
                     return True, why
-            if old and old in new and not mid_line and not _weakens(new.replace(old, "", 1)):
+            if added is not None and not mid_line and not _weakens(added):
                 return False, "adds to an existing test without weakening it"
             lang = language(f.subject)
             if old and _NEUTRALIZED.search(new) and not _NEUTRALIZED.search(old):
