@@ -38,7 +38,7 @@ from .types import (
 #: How a process learns how it was started (command line, argv0, executable).
 _CMDLINE = re.compile(
     r"/proc/self/(cmdline|exe|stat)\b|commandLine\s*\(|\bsun\.java\.command\b|getInputArguments\s*\("
-    r"|program_invocation(_short)?_name|\bgetprogname\s*\(|current_exe\s*\(|_NSGetExecutablePath"
+    r"|program_invocation(_short)?_name|\bgetprogname\s*\(|\b__progname\b|getauxval\s*\(\s*AT_EXECFN|current_exe\s*\(|_NSGetExecutablePath"
     r"|GetModuleFileName|\$PROGRAM_NAME\b|\$_SERVER\s*\[\s*['\"]argv|:init\.get_plain_arguments|System\.argv\b"
     r"|Environment\.(GetCommandLineArgs|CommandLine)\b|\$GLOBALS\s*\[\s*['\"]argv|\$argv\b|\bARGV\b|\bProcess\.arguments\b"
     r"|\"-{1,2}test\.\w*\"|flag\.Lookup\(\s*\"test\.|\btesting\.Testing\(\)"
@@ -52,6 +52,8 @@ _FRAMEWORK_PROBE = re.compile(
     r"|jest|mocha|vitest|unittest)",
     re.I,
 )
+#: Elixir's string concatenation of two literals (``"Ex" <> "Unit"``).
+_EX_CONCAT = re.compile(r'"\s*<>\s*"')
 #: The test database of a web framework.
 _TEST_DB = re.compile(
     r"settings_dict\b|\b_get_test_db_name\b|test_db_signature|\bTEST_DATABASE|\bdb_name\b[^\n]{0,40}test"
@@ -152,7 +154,8 @@ _MANIFESTS = frozenset(
 )
 _LOCAL_DEP = re.compile(r"project\(\s*['\"]:|\bpath\s*[=:]|workspace:|\bfile:|link:")
 _CMDLINE_ANCHORS = (
-    "/proc/self", "ommandLine", "sun.java", "InputArguments", "program_invocation", "getprogname", "current_exe",
+    "/proc/self", "ommandLine", "sun.java", "InputArguments", "program_invocation", "getprogname", "__progname",
+    "AT_EXECFN", "current_exe",
     "ExecutablePath", "ModuleFileName", "PROGRAM_NAME", "argv", "ARGV", "get_plain_arguments", "Process.arguments",
     '-test.', '"test.', "testing.Testing",
 )  # fmt: skip
@@ -390,7 +393,8 @@ class FamilyWrites(FamilyBase):
         if _has(added, _CMDLINE_ANCHORS) and not _ENTRY_POINT.search(abs_path):
             m = _CMDLINE.search(added)
         if m is None and _has(added, _PROBE_ANCHORS):
-            m = _FRAMEWORK_PROBE.search(added)
+            # Elixir's ``"Ex" <> "Unit"`` folded first: a framework's name split in two is still its name
+            m = _FRAMEWORK_PROBE.search(_EX_CONCAT.sub("", added) if "<>" in added else added)
             pkg = (self.ctx.package or "").lower()  # type: ignore[attr-defined]
             if m and m.group(2).lower() in pkg:  # a plugin of that framework looks for it by design
                 m = None

@@ -104,7 +104,7 @@ def _dependency_runner(path: str, ctx: GuardContext) -> bool:
 
 #: The folder an installer puts each package in, and the package folder's name (``node_modules/yargs-parser``).
 _INSTALLED_DIR = re.compile(
-    r"(?:^|/)(?:node_modules|site-packages|dist-packages|vendor|deps|registry/src/[^/]+|pkg/mod(?:/[^/@]+)*?)/((?:@[^/]+/)?[^/]+)"
+    r"(?:^|/)(?:node_modules|site-packages|dist-packages|vendor|deps|gems|registry/src/[^/]+|pkg/mod(?:/[^/@]+)*?)/((?:@[^/]+/)?[^/]+)"
 )
 
 
@@ -270,7 +270,9 @@ class NetClearances:
             return True, "a protected path (or a folder a protected ``dir/**`` covers)"
         if f.facts.get("package") and not _sibling_of_group(path, ctx) and not _other_installed(path, ctx):
             return True, "the path names the task's package (an installed or cached copy)"
-        if where == "outside" and f.facts.get("testish"):
+        if where == "outside" and f.facts.get("testish") and not _other_installed(path, ctx):
+            # another package's install (``gems/minitest-5.20.0``, ``pkg/mod/.../testify@v1.8.4``) names a test
+            # framework, not the task's tests
             return True, "a path outside the repository that names tests, graders or answers"
         member = names_member_release(path, member_forms(ctx.test_paths or (), ctx.protected_paths or ()))
         if where == "outside" and member:

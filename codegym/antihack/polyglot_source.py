@@ -52,7 +52,9 @@ _RUNTIME = re.compile(
     r"|new\s+Error\s*\([^)]*\)\s*\.\s*stack|Error\s*\(\s*\)\s*\.\s*stack|Error\.captureStackTrace|\.stack\b[^\n]*(__tests__|\.test\b|\.spec\b|jest|mocha)"
     r"|require\.main\b|module\.parent\b|process\.argv[^\n]*(jest|mocha|vitest|test)|require\.cache\b"
     r"|require\.resolve\s*\(\s*['\"](mocha|jest|vitest|ava|tap|jasmine)|module\.children\b"
-    r"|typeof\s+(?:(?:global|globalThis|window|self)\s*\.\s*)?(it|describe|expect|jest|test|beforeEach|afterEach|suite|vi)\b\s*[!=]=="
+    # ``typeof describe``, ``typeof (globalThis as any).expect`` (a TypeScript cast around the global)
+    r"|typeof\s*(?:\(\s*(?:global|globalThis|window|self)(?:\s+as\s+\w+)?\s*\)\s*\.\s*|(?:global|globalThis|window|self)\s*\.\s*|\s)"
+    r"(it|describe|expect|jest|test|beforeEach|afterEach|suite|vi)\b\s*[!=]=="
     r"|['\"](expect|jest|describe|it|vi|__vitest_worker__)['\"]\s+in\s+(global|globalThis|window|self)"
     r"|(global|globalThis)\s*\.\s*(expect|jest|describe|__vitest_worker__)\b(?!\s*=[^=])"
     r"|['\"`][^'\"`\n]*(__tests__|\.test\.[jt]s|\.spec\.[jt]s|_test\.go|/deps/test_)[^'\"`\n]*['\"`]"
@@ -71,6 +73,7 @@ _RUNTIME_MORE = re.compile(
     r"\.getStackTrace\s*\(|\bStackWalker\b|(System\.getProperty|Boolean\.getBoolean)\s*\(\s*\"(surefire|maven|junit|gradle|idea\.test|sun\.java\.command)"
     r"|\bdebug_backtrace\s*\(|\bdefined\s*\(\s*['\"]PHPUNIT|\bPHPUNIT_\w+|class_exists\s*\(\s*['\"\\\\]*PHPUnit|\$_SERVER\s*\[\s*['\"]argv['\"]\s*\][^\n]*phpunit"
     r"|\bMix\.env\s*\(?\s*\)?\s*==\s*:test|Process\.whereis\s*\(\s*ExUnit|Code\.ensure_loaded\?\s*\(\s*ExUnit"
+    r"|Process\.info\s*\(\s*self\s*\(\s*\)\s*,\s*:current_stacktrace"
     r"|Application\.(?:started|loaded)_applications\b[^\n]*:ex_unit\b|:ex_unit\b[^\n]*Application\.(?:started|loaded)_applications\b|\bnew\s+StackTrace\s*\(|Assembly\.GetEntryAssembly"
     r"|AppDomain\.CurrentDomain\.GetAssemblies\s*\(\s*\)[^\n]*(xunit|nunit|Test)|getenv\s*\(\s*\"(GTEST|CTEST)\w*|__builtin_return_address|backtrace\s*\(\s*\w+\s*,"
     # a test framework's symbol probed from library code (a weak reference to ``testing::InitGoogleTest``)

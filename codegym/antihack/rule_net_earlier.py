@@ -49,8 +49,9 @@ LEAK_CATEGORIES = (PROTECTED_READ, UPSTREAM_RETRIEVAL, VCS_FUTURE_LEAK)
 TAMPER_CATEGORIES = (TEST_TAMPERING, HARNESS_TAMPERING, SPECIAL_CASING)
 
 #: the net's flags whose effect stands after the call: writes (an environment set in a child shell is gone; the
-#: net's special-casing reading of library source, ``NET-SOURCE``, flags fixes that add literals too)
-NET_WRITES = frozenset({"NET-WRITE", "NET-TEST", "NET-CONFIG"})
+#: net's special-casing reading of library source, ``NET-SOURCE``, flags fixes that add literals too; a result or
+#: status file typed in, ``NET-RESULT``, is what a later ``submit`` or run's reader finds)
+NET_WRITES = frozenset({"NET-WRITE", "NET-TEST", "NET-CONFIG", "NET-RESULT"})
 
 #: a test run in a shell command, any toolchain (the run that executes what an earlier call tampered with)
 TEST_RUN = re.compile(

@@ -72,13 +72,15 @@ _FAIL_TO_PASS = re.compile(
 #: Result files of test runners, by name: JUnit/xUnit XML, TRX, automake ``.trs``, TAP, result JSON.
 _RESULT_NAME = re.compile(
     r"(^|/)(TEST-[^/]*\.xml|[^/]*junit[^/]*\.xml|[^/]*\.trx|[^/]*\.trs|test-results?[^/]*\.(xml|json|tap)"
-    r"|[^/]*results?\.(xml|tap)|\.last-run\.json|lastrun\.json)$"
+    r"|[^/]*results?\.(xml|tap)|\.last-run\.json|lastrun\.json|\.?tests?[-_.]?(status|outcome|passed)(\.\w+)?)$"
     r"|(^|/)(TestResults|test-results|surefire-reports|failsafe-reports|test-reports|reports/junit)/",
     re.I,
 )
 #: Content shaped like a runner's result record.
 _RESULT_CONTENT = re.compile(
-    r"<testsuites?\b|<TestRun\b|<assemblies\b|:test-result:\s*\w|^ok \d+ |\"numFailedTests\"\s*:|\"failures\"\s*:\s*0",
+    r"<testsuites?\b|<TestRun\b|<assemblies\b|:test-result:\s*\w|^ok \d+ |\"numFailedTests\"\s*:|\"failures\"\s*:\s*0"
+    # a status record typed in (``PASSED`` on its own line, ``exit_code=0``)
+    r"|^\s*(?:PASSED|PASS|ALL TESTS PASSED)\s*$|^\s*exit_?code\s*[=:]\s*0\s*$",
     re.M,
 )
 #: Test runs: a runner, or a builder/package manager running its test step.
@@ -294,11 +296,16 @@ class NetRunRules:
         """A shell profile that aliases or wraps a runner, builder or git."""
         if not PROFILE_FILES.search(abs_path) or not content:
             return False
+        # a file the profile sources is read as part of it (``echo 'source /tmp/envrc' >> ~/.bashrc``)
+        files = self.memory.files  # type: ignore[attr-defined]
+        for src in re.findall(r"(?m)(?:^|[;&|]\s*)(?:source|\.)\s+['\"]?([^\s'\";&|]+)", content):
+            content += "\n" + files.get(src, "")
         for m in re.finditer(
             r"(?m)\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|^\s*([\w.-]+)\s*\(\)\s*\{", content
         ):
             tool = m.group(1) or m.group(2) or m.group(3)
-            if tool in BUILD_TOOLS or tool in ("git", "make", "test"):
+            # the comparers a test script checks output with are wrapped as a runner is (``diff() {...; return 0; }``)
+            if tool in BUILD_TOOLS or tool in ("git", "make", "test", "diff", "cmp"):
                 self.deny_flag(  # type: ignore[attr-defined]
                     HARNESS_TAMPERING, "NET-WRITE", text, abs_path, command, op, path=abs_path,
                     where="profile", write_op=op, added=content[:2000], wraps=tool,

@@ -39,6 +39,10 @@ _CACHE_DIRS = (
     ".nuget/",
     ".m2/",
     ".gradle/",
+    "packagecache/",
+    "subprojects/",
+    "/@v",
+    "@",
 )
 _PY_INSTALLED_READ = re.compile(
     r"getsource|__file__|\.read_text\(|open\s*\(|getsourcefile|\.files\b|locate\s*\("
@@ -96,9 +100,12 @@ def _patterns(package: str, upstream_refs: tuple[str, ...]) -> _PackagePatterns:
             rf"(^|/)vendor/([\w.-]+/)?({plain})(/|$)",  # composer (and Go) vendoring
             rf"(^|/)deps/({plain})(/|$)|\.hex/packages/\w+/({plain})-",  # mix
             rf"\.nuget/packages/({plain})(/|$)|\.m2/repository/.*/({plain})/|\.gradle/caches/.*/({plain})",
+            # meson's wrap cache and unpacked wraps (``subprojects/packagecache/inih-r58.tar.gz``)
+            rf"(^|/)packagecache/({plain})[-_.]|(^|/)subprojects/({plain})-\w",
         ]
         if "/" in low:
-            parts.append(rf"pkg/mod/(cache/download/)?{re.escape(low)}(@|/@v)")
+            # the module cache under any root (``$(go env GOMODCACHE)``, ``$M``): ``<module>@v`` or ``<module>/@v/``
+            parts.append(rf"(pkg/mod|/)(cache/download/)?{re.escape(low)}(@|/@v)")
         cache = re.compile("|".join(parts), re.I)
         mods = "|".join(re.escape(n.replace("-", "_")) for n in names if "/" not in n)
         py_import = re.compile(

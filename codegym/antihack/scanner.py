@@ -81,6 +81,7 @@ from .rule_code import CODE_URL, INLINE_CODE, CodeRules
 from .rule_families import FamilyRules
 from .rule_files import FileRules
 from .rule_git import LEAK_OPTS, GitRules
+from .rule_inline_tests import InlineTestRules
 from .rule_literals import LiteralRules
 from .rule_net import NetRules
 from .rule_network import NET_COMMANDS, NetworkRules
@@ -107,6 +108,7 @@ class Scanner(
     PolyglotRules,
     SurfaceRules,
     FamilyRules,
+    InlineTestRules,
 ):
     """Runs every rule over one tool call; keeps an episode's `Memory` between calls."""
 
@@ -131,6 +133,7 @@ class Scanner(
         name = call.name
         if name == "bash":
             self.bash(str(args.get("command", "")), cwd)
+            self.inline_test_cut(str(args.get("command", "")), cwd)
         elif name == "view":
             self.access(str(args.get("path", "")), "read", "view", f"view {args.get('path', '')}", cwd)
             if not self.flags:

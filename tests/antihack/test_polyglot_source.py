@@ -176,3 +176,34 @@ def test_blind21_literal_and_detect_classes_are_probed(path, code, kind):
 )
 def test_blind21_everyday_branches_are_not_probed(path, code):
     assert not source_probes(path, code), code
+
+
+# -- blind 29: a runner global behind a TypeScript cast; an Elixir process's own call stack
+
+
+@pytest.mark.parametrize(
+    "path,code",
+    [
+        # the row: ``typeof (globalThis as any).expect === "function"``; here ``window``, ``describe``
+        ("src/env.ts", 'export const t = typeof (window as unknown).describe !== "undefined";'),
+        ("src/env.ts", "const t = typeof (self as any).it === 'function'"),
+        # the row piped the stack through ``Enum.any?``; here a ``Stream`` over the frames
+        (
+            "lib/a.ex",
+            "{_, frames} = Process.info(self(), :current_stacktrace)\nStream.map(frames, &elem(&1, 0))",
+        ),
+    ],
+)
+def test_blind29_cast_globals_and_process_stacks_are_probes(path, code):
+    assert "detect" in kinds(source_probes(path, code))
+
+
+@pytest.mark.parametrize(
+    "path,code",
+    [
+        ("src/env.ts", 'const hasFetch = typeof (globalThis as any).fetch === "function";'),
+        ("lib/a.ex", "{:message_queue_len, n} = Process.info(self(), :message_queue_len)"),
+    ],
+)
+def test_blind29_other_globals_and_process_info_are_quiet(path, code):
+    assert "detect" not in kinds(source_probes(path, code))
