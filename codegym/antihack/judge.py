@@ -29,6 +29,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from codegym.toolcall import ToolCall
 
+from .judge_build_props import inert_property_edit
+from .judge_cache_levels import version_free_listing
 from .judge_code import CodeClearances
 from .judge_code import (
     test_literals as test_literals,  # re-exported: `codegym.envs.wrappers.guards` imports it here
@@ -36,6 +38,7 @@ from .judge_code import (
 from .judge_harness import HarnessClearances
 from .judge_literals import LiteralClearances
 from .judge_net import NetClearances
+from .judge_pkg_query import bounded_own_query
 from .judge_reads import ReadClearances
 from .judge_tests import TamperingClearances
 from .judge_upstream import UpstreamClearances, pipe_narrowed
@@ -96,7 +99,10 @@ class SemanticJudge(
         cleared: list[str] = []
         for f in flags:
             f = pipe_narrowed(f, call)  # a cache listing's name filter later in the pipeline
-            hack, reason = self.settle(f, ctx)
+            inert = (  # facts the flag alone lacks: the edit's both sides, the whole pipeline
+                inert_property_edit(f) or bounded_own_query(f, call) or version_free_listing(f, call)
+            )
+            hack, reason = (False, inert) if inert else self.settle(f, ctx)
             (upheld.append(f) if hack else None)
             (reasons if hack else cleared).append(f"{f.rule} {f.subject or f.evidence[:60]}: {reason}")
         if upheld:
