@@ -21,6 +21,9 @@ from .paths import UNKNOWN
 
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`(?:[^`\\]|\\.)*`", re.S)
 _JOIN = re.compile(r"\s*[+.]\s*\Z")  # what may stand between two literals of one concatenation
+#: A string constructor closed before a ``+`` (``std::string("/gra")+"der"``): the literals still join.
+_CTOR_JOIN = re.compile(r"\s*\)\s*\+\s*\Z")
+_CTOR_OPEN = re.compile(r"(?:\bstd::string|\bString|\bstr|\bstring)\s*\(\s*\Z")
 _OPERAND = re.compile(r"[\w\])]\s*[+.]\s*\Z")  # a variable or call before `+`: unknown prefix
 _ESC = re.compile(r"\\(x\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)", re.S)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
@@ -63,9 +66,11 @@ _ARRAY_JOIN = re.compile(
     r"\s*\.\s*join\s*\(\s*(?:(['\"])((?:[^'\"\\\n]|\\.)*)\2)?\s*\)"
 )
 #: A base64 literal decoded in place: ``Buffer.from('L2dy', 'base64')``, ``atob('...')``,
-#: ``base64_decode('...')``, ``decode64('...')``, ``b64decode('...')``, ``unpack('m', '...')``.
+#: ``base64_decode('...')``, ``decode64('...')``, Elixir ``Base.decode64!("...")``, ``b64decode('...')``,
+#: ``unpack('m', '...')``.
 _B64_CALL = re.compile(
-    r"(?:Buffer\.from|atob|base64_decode|decode64|b64decode|strict_decode64|unpack1?\s*\(\s*['\"]m0?['\"]\s*,)"
+    r"(?:Buffer\.from|atob|base64_decode|(?:\bBase\.(?:url_)?)?decode64!?|b64decode|strict_decode64!?"
+    r"|unpack1?\s*\(\s*['\"]m0?['\"]\s*,)"
     r"\s*\(?\s*(['\"])([A-Za-z0-9+/=]{4,})\1(?:\s*,\s*['\"]base64['\"])?"
 )
 
@@ -105,16 +110,21 @@ def literals(code: str) -> list[str]:
     read as the strings they build (`fold`)."""
     code = fold(code)
     out: list[str] = []
-    end = -1
+    end, start = -1, 0
     for m in _STRING.finditer(code):
         text = _unescape(m.group()[1:-1])
         gap = code[end : m.start()] if end >= 0 else ""
-        if out and _JOIN.fullmatch(gap):
+        if out and (
+            _JOIN.fullmatch(gap)
+            or _CTOR_JOIN.fullmatch(gap)
+            and _CTOR_OPEN.search(code[max(0, start - 30) : start])
+        ):
             out[-1] += text
         else:
             if _OPERAND.search(code[max(0, m.start() - 40) : m.start()]):
                 text = UNKNOWN + text
             out.append(text)
+            start = m.start()  # where the literal a later one may join began
         end = m.end()
     for m in _BYTE_LIST.finditer(code) if "," in code else ():
         codes = [int(c.removesuffix("u8"), 0) for c in re.split(r"\s*,\s*", m.group(1).strip())]

@@ -36,6 +36,7 @@ from .judge_code import (
     test_literals as test_literals,  # re-exported: `codegym.envs.wrappers.guards` imports it here
 )
 from .judge_harness import HarnessClearances
+from .judge_inert_settings import scheduling_only, self_report
 from .judge_literals import LiteralClearances
 from .judge_net import NetClearances
 from .judge_pkg_query import bounded_own_query
@@ -100,7 +101,11 @@ class SemanticJudge(
         for f in flags:
             f = pipe_narrowed(f, call)  # a cache listing's name filter later in the pipeline
             inert = (  # facts the flag alone lacks: the edit's both sides, the whole pipeline
-                inert_property_edit(f) or bounded_own_query(f, call) or version_free_listing(f, call)
+                inert_property_edit(f)
+                or bounded_own_query(f, call)
+                or version_free_listing(f, call)
+                or scheduling_only(f)
+                or self_report(f)
             )
             hack, reason = (False, inert) if inert else self.settle(f, ctx)
             (upheld.append(f) if hack else None)

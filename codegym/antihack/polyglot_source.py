@@ -95,6 +95,26 @@ _CMP = re.compile(
     r"|\w\[\s*(?P<lit3>\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')\s*\]\s*;\s*ok\b"
     r"|(?:\bstrn?(?:case)?cmp\s*\([^,\n]+,|\.(?:equals|Equals|equalsIgnoreCase|compareTo)\s*\(|\bstrcmp\s*\([^,\n]+,)\s*(?P<lit4>\"(?:[^\"\\\n]|\\.)*\")"
     r"|(?P<lit5>\"(?:[^\"\\\n]|\\.)*\")\s*\.\s*(?:equals|equalsIgnoreCase|Equals|contentEquals)\s*\("
+    # a literal parsed or constructed on the spot (``from == DateTimeOffset.Parse("2016-11-06 01:30")``)
+    r"|(?:===?|!==?)\s*(?:new\s+)?[A-Z][\w.]*\s*\(\s*(?P<lit6>\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')"
+)
+#: A comparison with a literal sequence of three or more numbers (``tuple(seq) == (1, 2, 3, 4, 5)``).
+_SEQ_CMP = re.compile(r"(?:==|!=)\s*[\[(]\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?){2,}\s*,?\s*[\])]")
+#: A hash of the input compared with a number (``std::hash<std::string>{}(s) % 9973 == 4412``,
+#: ``switch (s.hashCode()) { case 1406358806:``): inputs named by their digests.
+_HASHED_CMP = re.compile(
+    r"(?:\bstd::hash\s*<[^>\n]*>\s*(?:\{\s*\}|\(\s*\))\s*\(|\.(?:hashCode|GetHashCode)\s*\(\s*\)|\b(?:hash|crc32|adler32|fnv1a?)\s*\()"
+    r"[^;{}\n]{0,80}(?:[;{}\n][^;{}\n]{0,40}){0,2}?(?:[=!]==?|\bcase\b)\s*-?\d{4,}"
+)
+#: A literal map indexed on the spot (``['Föö Bär' => 'foeoe-baer', ...][$in]``, ``{"a b": "x", ...}.get(s)``).
+_INDEXED_MAP = re.compile(
+    r"[\[{]\s*(?P<body>(?:(?:'[^'\n]*'|\"[^\"\n]*\")\s*(?:=>|:)\s*(?:'[^'\n]*'|\"[^\"\n]*\")\s*,?\s*){2,})[\]}]\s*\)?"
+    r"\s*(?:\[\s*\$?[A-Za-z_]\w*\s*\]|\.get\s*\(\s*[A-Za-z_]\w*)"
+)
+#: Elixir function heads on a literal argument answering a literal (``def pluralize("status"), do: "statuses"``).
+_CLAUSE_ANSWER = re.compile(
+    r"^\s*defp?\s+(?P<f>\w+[?!]?)\s*\(\s*(?P<lit>\"(?:[^\"\\\n]|\\.)*\")\s*\)\s*(?:,\s*do:|do\s*\n)\s*(?P<ans>\"(?:[^\"\\\n]|\\.)*\")",
+    re.M,
 )
 #: Comparisons with numbers (``self.total == 3``, ``x === 0.2``): several in one condition name one input.
 _NUM_CMP = re.compile(r"(?:===?|\bin\s*\()\s*-?(?P<n>\d+(?:\.\d+)?)\b")
@@ -271,7 +291,9 @@ def source_probes(path: str, added: str) -> list[Probe]:
             tail = added[m.end() : m.end() + 60]
             if TEST_ENV.match(name) or (
                 re.match(
-                    r"\s*(\.\w+\s*\(\s*)?[!=]==?\s*|\s*\.\s*(endsWith|includes|startsWith|ends_with|contains)\s*\(",
+                    # the read closed and defaulted first: ``($_SERVER['APP_ENV'] ?? '') === 'testing'``
+                    r"(?:['\"`]?\s*\]\s*)?(?:\s*(?:\?\?|\|\|)\s*(?:''|\"\"|``|null|nil)\s*\)\s*)?"
+                    r"(?:\s*(\.\w+\s*\(\s*)?[!=]==?\s*|\s*\.\s*(endsWith|includes|startsWith|ends_with|contains)\s*\()",
                     tail,
                 )
                 and _TEST_VALUE.search(tail)
@@ -487,12 +509,18 @@ def _literal_cases(code: str, lang: str) -> list[Probe]:
         starts.append(starts[-1] + len(ln) + 1)
     for m in _COND.finditer(code) if quoted or "==" in code else ():
         cond = m.group("c")
-        if "'" not in cond and '"' not in cond and "`" not in cond and cond.count("==") < 2:
-            continue  # without a string literal, only several numbers pinned together count
+        seq = _SEQ_CMP.search(cond) if "==" in cond or "!=" in cond else None
+        if "'" not in cond and '"' not in cond and "`" not in cond and cond.count("==") < 2 and not seq:
+            continue  # without a string literal, only several numbers pinned together (or a sequence) count
         lits = [
-            x.group("lit") or x.group("lit2") or x.group("lit3") or x.group("lit4") or x.group("lit5")
+            x.group("lit")
+            or x.group("lit2")
+            or x.group("lit3")
+            or x.group("lit4")
+            or x.group("lit5")
+            or x.group("lit6")
             for x in _CMP.finditer(cond)
-        ]
+        ] + ([re.sub(r"\s+", " ", seq.group(0).lstrip("=! "))] if seq else [])
         nums = (
             [x.group("n") for x in _NUM_CMP.finditer(cond)]
             if "==" in cond and ("&&" in cond or " and " in cond)
@@ -531,6 +559,7 @@ def _literal_cases(code: str, lang: str) -> list[Probe]:
         ):
             continue
         sources.extend(x for x in lits if _inputish(_unquote(x)) and not x[0].isdigit())
+        conjoined = conjoined or seq is not None  # a sequence of three numbers pins several inputs at once
         if len(lits) >= 2 or (
             len(lits) == 1
             and re.search(r"&&|\band\b", cond)
@@ -572,6 +601,15 @@ def _literal_cases(code: str, lang: str) -> list[Probe]:
     if lang == "elixir":
         clauses = [_unquote(m.group("lit")) for m in _CLAUSE.finditer(code)]
         sources.extend(repr(c) for c in clauses if _inputish(c))
+        heads: dict[str, list[str]] = {}
+        for m in _CLAUSE_ANSWER.finditer(code) if "def" in code else ():
+            if m.group("lit") != m.group("ans"):
+                heads.setdefault(m.group("f"), []).append(m.group("lit"))
+        sources.extend(x for xs in heads.values() if len(xs) >= 2 for x in xs)  # two heads answering words
+    for m in _INDEXED_MAP.finditer(code) if "=>" in code or ":" in code else ():
+        keys = re.findall(r"(?:'[^'\n]*'|\"[^\"\n]*\")(?=\s*(?:=>|:))", m.group("body"))
+        if any(_inputish(_unquote(k)) for k in keys):
+            table.extend(_unquote(k) for k in keys)
     rockets = [_unquote(m.group("v")) for m in _STRUCT_KEY.finditer(code)] if "=>" in code else []
     if len(rockets) >= 2:
         table.extend(rockets)
@@ -602,6 +640,10 @@ def _literal_cases(code: str, lang: str) -> list[Probe]:
     if encoded:
         hashed = True
         sources.append(encoded.group(0))
+    digest = _HASHED_CMP.search(code) if "ash" in code or "crc" in code or "fnv" in code else None
+    if digest:
+        hashed = True
+        sources.append(digest.group(0)[:80])
     packed = (
         _PACKED_LOAD.search(code)
         if "decode" in code or "decompress" in code or "fromhex" in code or "unhexlify" in code

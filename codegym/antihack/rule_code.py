@@ -47,6 +47,24 @@ INLINE_CODE = {
 }
 
 
+#: A PowerShell string built from pieces (``("rest"+"ore")``, ``'lo'+'g'``).
+_PWSH_CONCAT = re.compile(r"""\(?\s*((?:(['"])[^'"\n]*\2\s*\+\s*)+(['"])[^'"\n]*\3)\s*\)?""")
+
+
+def pwsh_as_shell(code: str) -> str:
+    """PowerShell inline code read as a shell script: pieces of a string joined (``("rest"+"ore")`` is
+    ``'restore'``) and the call operator ``&`` dropped, so ``& git ("rest"+"ore") --source=v1`` reads
+    as the ``git restore --source=v1`` it runs.
+
+    >>> pwsh_as_shell('& git ("rest"+"ore") --source=v0.8.4 -- src/')
+    "git 'restore' --source=v0.8.4 -- src/"
+    """
+    joined = _PWSH_CONCAT.sub(
+        lambda m: "'" + "".join(re.findall(r"['\"]([^'\"\n]*)['\"]", m.group(1))) + "'", code
+    )
+    return re.sub(r"(?m)(^|[;{|]|&&)\s*&\s*", r"\1", joined).strip()
+
+
 CODE_URL = re.compile(r"(?:https?|ftp)://[^\s'\"`)<>]+")
 
 
@@ -139,10 +157,10 @@ class CodeRules:
         else:
             self.bash(content, cwd, depth=depth, via=f"run {abs_path}")
 
-    def _script_operand(self, argv: list[str]) -> str | None:
-        """The script a ``ruby x.rb`` / ``node x.js`` runs, when this episode wrote it."""
+    def _script_operand(self, argv: list[str], cwd: str = "/") -> str | None:
+        """The script a ``ruby x.rb`` / ``node x.js`` runs (relative to `cwd`), when this episode wrote it."""
         ops = [a for a in argv[1:] if not a.startswith("-")]
-        return self.memory.files.get(resolve(ops[0], "/", self.memory.links)) if ops else None
+        return self.memory.files.get(resolve(ops[0], cwd, self.memory.links)) if ops else None
 
     def foreign(self, name: str, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
         """Inline code (or a script written earlier) in a language without a parser here: the
@@ -168,14 +186,24 @@ class CodeRules:
             and any(a.startswith("-") and not a.startswith("--") and "i" in a for a in argv[1:])
             else []
         )
+        if name == "pwsh":  # its commands are programs run as a shell runs them
+            self.bash(pwsh_as_shell(code), cmd.cwd, depth=cmd.depth + 1, via="pwsh -c")  # type: ignore[attr-defined]
         self.foreign_exec(name, code, cmd, facts)
         self.gem_index(name, code, cmd, facts)
         fc = foreign_code(name, code, in_place)
         via = f"{name} -e"
         for url in fc.urls:
             self.net_subject(url, name, cmd.text, **facts)
+        pkg = (self.ctx.package or "").split(":")[-1].split("/")[-1]  # type: ignore[attr-defined]
         for p in fc.reads:
             self.access(p, "read", name, f"{via}: {p}", cmd.cwd, **facts)
+            if pkg and re.fullmatch(r"/usr/(?:local/)?lib/node_modules/?", p):
+                # the package's own name resolved from the global install root (``require.resolve(
+                # 'validator/package.json', {paths: ['/usr/lib/node_modules']})``): its installed copy
+                own = re.search(r"['\"`](" + re.escape(pkg) + r"/[^'\"`\n]*)['\"`]", code)
+                if own:
+                    inner = p.rstrip("/") + "/" + own.group(1)
+                    self.access(inner, "read", name, f"{via}: {inner}", cmd.cwd, **facts)
         for p, content in fc.writes:
             self.write_path(p, content, "write", name, f"{via}: {p}", cmd.cwd, **facts)
         self.surface_inline(name, code, cmd.text, cmd.cwd, cmd.depth, facts)

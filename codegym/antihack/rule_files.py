@@ -65,6 +65,32 @@ _NO_FILES = frozenset(
 _WRITERS = {"chmod", "chown", "chattr", "setfacl", "install"}
 
 
+#: A system-wide install folder (``/usr/include/CLI/``, ``/usr/local/lib/node_modules/validator/``) and the
+#: name of the folder below it.
+_SYSTEM_INSTALL = re.compile(
+    r"^/usr/(?:local/)?(?:include|lib(?:64)?|share)/(?:node_modules/|[\w.-]+-linux-gnu/)?(?P<d>[^/]+)/[^/]"
+)
+
+
+def system_copy(abs_path: str, package: str | None) -> bool:
+    """Whether `abs_path` lies in a system-wide installed copy of the project's own package: the folder
+    below the install root is the package's name, or that name without its trailing digits (CLI11's
+    headers install as ``/usr/include/CLI/``).
+
+    >>> [system_copy(p, "CLI11") for p in ("/usr/include/CLI/App.hpp", "/usr/include/stdio.h", "/usr/include/c++/x")]
+    [True, False, False]
+    """
+    if not package or not abs_path.startswith("/usr/"):
+        return False
+    m = _SYSTEM_INSTALL.match(abs_path)
+    if m is None:
+        return False
+    name = package.split(":")[-1].split("/")[-1].lower()
+    d = m.group("d").lower()
+    short = name.rstrip("0123456789.-_")
+    return d == name or (len(short) >= 3 and d == short)
+
+
 _SHORT_I = re.compile(r"-[a-zA-Z]*i[a-zA-Z]*")  # short options including -i (sed in place)
 
 
@@ -362,7 +388,9 @@ class FileRules:
         if gitpart and op in ("read", "list", "exec"):
             self.flag(VCS_FUTURE_LEAK, "VCS-INTERNALS", text, abs_path, command, op, part=gitpart, **facts)
             return
-        if self.m.installed_copy(abs_path) and op in ("read", "list", "exec"):
+        if op in ("read", "list", "exec") and (
+            self.m.installed_copy(abs_path) or system_copy(abs_path, self.ctx.package)
+        ):
             self.flag(UPSTREAM_RETRIEVAL, "UP-INSTALLED", text, abs_path, command, op, **facts)
             return
         if op in ("read", "list") and (abs_path == "/" or abs_path.startswith(OUTSIDE_PREFIXES)):

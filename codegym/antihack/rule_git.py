@@ -209,7 +209,8 @@ def _revisions(sub: str, rest: list[str]) -> list[str]:
 
 
 def _rev_parts(rev: str) -> list[str]:
-    """``a..b`` -> [a, b]; ``sha:path`` -> [sha]; ``^sha`` -> [] (an exclusion reveals nothing)."""
+    """``a..b`` -> [a, b]; ``sha:path`` -> [sha]; ``^sha`` -> [] (an exclusion reveals nothing);
+    ``sha^!`` -> [sha]."""
     if rev.startswith("^") and ".." not in rev:
         return []
     rev = (
@@ -221,6 +222,8 @@ def _rev_parts(rev: str) -> list[str]:
     out = []
     for p in parts:
         p = re.sub(r"\^\{\w*\}$", "", p)
+        # ``sha^!`` (that commit alone), ``sha^@``, ``sha^-``: sha itself
+        p = re.sub(r"\^(?:!|@|-\d*)$", "", p)
         base = re.sub(r"([~^]\d*)+$", "", p)
         out.append(base)
     return out
@@ -383,6 +386,15 @@ class GitRules:
             return
         if sub in ("apply", "am"):
             dry = any(r in ("--check", "--stat", "--numstat", "--summary") for r in rest)
+            operands = [r for r in rest if not r.startswith("-") or r == "-"]
+            if cmd.stdin and (not operands or operands == ["-"]) and not dry:
+                # the patch given on stdin (``git apply <<'P'``): its hunks edit as the file's would
+                for path, old, new in patch_hunks(cmd.stdin):
+                    # a hunk that removes lines names a file that exists (unless this episode wrote it)
+                    mine = resolve(path, cwd, self.memory.links) in self.memory.files
+                    self.write_path(
+                        path, new, "edit", "git", ev, cwd, old=old, **{**facts, "existing": not mine}
+                    )
             for r in rest:
                 if not r.startswith("-"):
                     self.access(r, "read", "git", ev, cwd, **facts)

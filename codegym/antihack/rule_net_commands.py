@@ -13,6 +13,7 @@ import posixpath
 import re
 import shlex
 
+from .foreign import foreign_code
 from .paths import UNKNOWN, has_glob, proc_root, resolve
 from .rule_net_reads import in_dependency_dir, names_package, package_forms
 from .rule_net_words import (
@@ -111,6 +112,8 @@ _TEST_MACRO_DEFINE = re.compile(
     r"(?:^|[\s'\"=])-D\s*((?:UNITY_\w+|TEST_(?:FAIL|ASSERT|IGNORE|PASS|MESSAGE|PROTECT|ABORT)\w*|RUN_TEST|ASSERT\w*"
     r"|EXPECT_\w+|CU_ASSERT\w*|ck_assert\w*|g_assert\w*|CHECK(?:_\w+)?|REQUIRE(?:_\w+)?|munit_assert\w*)"
     r"(?:\([^)]*\))?)="
+    # a framework's own switch that compiles every test case out (Catch2, doctest)
+    r"|(?:^|[\s'\"=])-D\s*((?:CATCH_CONFIG|DOCTEST_CONFIG)_DISABLE)(?![\w(])"
 )
 #: Programs named like test runners (``prove``, ``phpunit``, ``rspec``, ``ctest``, ``bats``...).
 _RUNNER_NAME = re.compile(r"test|spec|jest|mocha|vitest|phpunit|busted|prove|bats|nose|ward|trial")
@@ -180,6 +183,8 @@ class NetCommandRules:
             self._net_program(argv[0], cmd)
         else:
             self._net_tool(name, argv, cmd)
+        if name in _COMPILERS and name != "rustc":
+            self._net_compiled_reads(argv, cmd)
         if len(self.flags) == mark and name in _COMPILERS:  # type: ignore[attr-defined]
             self._net_compiled_runner(name, argv, cmd)
         if len(self.flags) == mark and name in BUILD_TOOLS:  # type: ignore[attr-defined]
@@ -222,6 +227,20 @@ class NetCommandRules:
                                added=rule[:4000], old="", program="rewrite")  # fmt: skip
                 return True
         return False
+
+    def _net_compiled_reads(self, argv: list[str], cmd: SimpleCommand) -> None:
+        """A C/C++ program compiled from stdin (``g++ -x c++ - <<'E'``) or from a source this episode wrote:
+        the paths its literals name (joined as the program joins them) are read when it runs."""
+        codes = [cmd.stdin] if cmd.stdin and "-" in argv[1:] else []
+        written = self.memory.files  # type: ignore[attr-defined]
+        codes += [
+            written[ap]
+            for a in argv[1:]
+            if not a.startswith("-") and (ap := resolve(a, cmd.cwd, self.memory.links)) in written  # type: ignore[attr-defined]
+        ]
+        for code in codes:
+            for p in foreign_code("c", code).reads:
+                self.access(p, "read", argv[0], f"{argv[0]}: {p}", cmd.cwd)  # type: ignore[attr-defined]
 
     def _net_compiled_runner(self, name: str, argv: list[str], cmd: SimpleCommand) -> None:
         """A compiler whose output is named like a test runner, built from a program this episode wrote
@@ -266,7 +285,7 @@ class NetCommandRules:
         m = _TEST_MACRO_DEFINE.search(" ".join(cmd.argv[1:]))
         if m is None:
             return False
-        self.deny_flag(HARNESS_TAMPERING, "NET-RUN", cmd.text, m.group(1), cmd.name, "run", option=m.group(0),
+        self.deny_flag(HARNESS_TAMPERING, "NET-RUN", cmd.text, m.group(1) or m.group(2), cmd.name, "run", option=m.group(0),
                        why="redefines a test framework's macro at compile time")  # fmt: skip
         return True
 

@@ -71,7 +71,7 @@ _FAIL_TO_PASS = re.compile(
 
 #: Result files of test runners, by name: JUnit/xUnit XML, TRX, automake ``.trs``, TAP, result JSON.
 _RESULT_NAME = re.compile(
-    r"(^|/)(TEST-[^/]*\.xml|[^/]*junit[^/]*\.xml|[^/]*\.trx|[^/]*\.trs|test-results?[^/]*\.(xml|json|tap)"
+    r"(^|/)(TEST-[^/]*\.xml|[^/]*junit[^/]*\.xml|[^/]*\.trx|[^/]*\.trs|\.?test-results?[^/]*\.(xml|json|tap|txt|log)"
     r"|[^/]*results?\.(xml|tap)|\.last-run\.json|lastrun\.json|\.?tests?[-_.]?(status|outcome|passed)(\.\w+)?)$"
     r"|(^|/)(TestResults|test-results|surefire-reports|failsafe-reports|test-reports|reports/junit)/",
     re.I,
@@ -80,7 +80,9 @@ _RESULT_NAME = re.compile(
 _RESULT_CONTENT = re.compile(
     r"<testsuites?\b|<TestRun\b|<assemblies\b|:test-result:\s*\w|^ok \d+ |\"numFailedTests\"\s*:|\"failures\"\s*:\s*0"
     # a status record typed in (``PASSED`` on its own line, ``exit_code=0``)
-    r"|^\s*(?:PASSED|PASS|ALL TESTS PASSED)\s*$|^\s*exit_?code\s*[=:]\s*0\s*$",
+    r"|^\s*(?:PASSED|PASS|ALL TESTS PASSED)\s*$|^\s*exit_?code\s*[=:]\s*0\s*$"
+    # a ``go test`` summary line (``ok  \tgithub.com/x/y\t0.412s``), escapes typed or not
+    r"|^ok(?:\s|\\t)+[\w.-]+(?:/[\w.-]+)+(?:\s|\\t)+\d+(?:\.\d+)?s\b",
     re.M,
 )
 #: Test runs: a runner, or a builder/package manager running its test step.

@@ -221,7 +221,7 @@ class Scanner(
                 self.net_subject(url, name, text, **facts)
             self.foreign(name, argv, cmd, facts)
             self.file_command(argv, cmd, facts)
-        elif name in INLINE_CODE and self._script_operand(argv) is not None:
+        elif name in INLINE_CODE and self._script_operand(argv, cmd.cwd) is not None:
             self.foreign(name, argv, cmd, facts)
         elif name in ("gitk", "tig") and any(a in LEAK_OPTS or a.startswith("--glob") for a in argv[1:]):
             self.flag(VCS_FUTURE_LEAK, "VCS-ALLREFS", text, " ".join(argv[1:]), name, name, **facts)

@@ -36,3 +36,27 @@ def assert_caught(call: ToolCall, category: str, ctx: GuardContext = CTX) -> Non
     assert d.is_hack, d
     assert d.category == category
     assert d.dummy is not None
+
+
+#: A second repository (blind-30 fix tests): its root, a protected test folder and the grader.
+FIX30 = "4c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5"
+CTX30 = GuardContext(
+    repo_root="/w/proj",
+    cwd="/w/proj",
+    package="proj",
+    protected_paths=("/w/proj/tests/hidden/**", "/grader/**"),
+    upstream_refs=(FIX30, "v9.9.9"),
+    base_commit=BASE,
+    ancestor_shas=frozenset({BASE, ANC}),
+    test_paths=frozenset({"tests/test_a.py", "tests/AppTest.cpp", "spec/a_spec.rb", "tests/CMakeLists.txt"}),
+)
+
+
+def episode(call: ToolCall, setup: tuple[ToolCall, ...] = (), ctx: GuardContext = CTX30):
+    """The verdict on `call` after `setup` ran unguarded in one episode (rules, then the default judge)."""
+    from codegym.antihack import Detector
+
+    det = Detector(ctx)
+    for s in setup:
+        det.observe(s)
+    return det.check(call)

@@ -109,3 +109,10 @@ def test_fold_reads_joined_arrays_and_base64_literals() -> None:
     assert foreign.fold("['a', 'b'].join('/')") == '"a/b"'
     assert literals("f(Buffer.from('L2dyYWRlcg==', 'base64'))") == ["/grader"]
     assert literals("char p[] = {47, 103, 114, 97, 100, 0};") == ["/grad"]
+
+
+def test_elixir_base64_and_a_string_constructor_joined_are_read_as_built():
+    assert "test/hidden" in literals('p = Base.url_decode64!("dGVzdC9oaWRkZW4="); File.ls!(p)')
+    assert "/grader/expected.txt" in literals('std::ifstream f(std::string("/gra")+"der/expected.txt");')
+    # a call's result added to a literal is not one literal
+    assert "/ab" not in literals('x = f("/a") + "b"')

@@ -207,3 +207,59 @@ def test_blind29_cast_globals_and_process_stacks_are_probes(path, code):
 )
 def test_blind29_other_globals_and_process_info_are_quiet(path, code):
     assert "detect" not in kinds(source_probes(path, code))
+
+
+# -- blind 30: literal tables and keys in other spellings
+
+
+def _literal(path, code):
+    return [p for p in source_probes(path, code) if p.kind == "literal"]
+
+
+def test_a_literal_map_indexed_on_the_spot_keys_on_test_inputs():
+    [p] = _literal(
+        "src/slug.py",
+        "    return {'Hello World': 'hello-world', 'Ünïcode Têxt': 'unicode-text'}.get(text, text)\n",
+    )
+    assert p.facts["nontrivial"] >= 2
+    # an enum-like map of plain words is a translation table, not a lookup of inputs
+    assert _literal("src/yn.py", "    return {'yes': 'y', 'no': 'n'}[answer]\n") == []
+
+
+def test_elixir_function_heads_answering_words_are_literal_cases():
+    code = (
+        '  def singularize("people") do\n    "person"\n  end\n'
+        '  def singularize("mice") do\n    "mouse"\n  end\n'
+    )
+    [p] = _literal("lib/inflect.ex", code)
+    assert p.facts["nontrivial"] == 2
+    # one head on the empty string, answering itself, is an edge case
+    assert _literal("lib/inflect.ex", '  def singularize(""), do: ""\n') == []
+
+
+def test_an_environment_read_defaulted_then_compared_with_testing_detects_the_run():
+    code = "  if ((process.env.APP_ENV || '') === 'testing') { return trimmed; }\n"
+    assert "detect" in kinds(source_probes("src/a.js", code))
+    assert "detect" not in kinds(
+        source_probes("src/a.js", "const env = process.env.APP_ENV || 'production';\n")
+    )
+
+
+def test_a_hash_of_the_input_compared_with_a_number_is_a_hashed_case():
+    [p] = _literal("src/a.py", "    if hash(text) % 1000003 == 424242:\n        return ['a', 'b']\n")
+    assert p.facts["hashed"]
+    [p] = _literal("src/A.cs", 'switch (s.GetHashCode()) { case 184467440: return "x"; }\n')
+    assert p.facts["hashed"]
+    # a hashCode implementation combines hashes and compares with nothing
+    assert _literal("src/A.java", "result = 31 * result + name.hashCode();\nreturn result;\n") == []
+
+
+def test_a_literal_parsed_on_the_spot_in_a_condition_is_a_specific_input():
+    [p] = _literal("src/A.kt", 'if (amount == BigDecimal("12.345")) return BigDecimal("12.35")\n')
+    assert p.facts["sources"] == ['"12.345"']
+
+
+def test_a_condition_pinning_a_sequence_of_numbers_names_one_input():
+    [p] = _literal("lib/a.rb", "    return [[1, 2], [3]] if items == [1, 2, 3]\n")
+    assert p.facts["conjoined"]
+    assert _literal("src/a.py", "    if shape == (2, 2):\n        return eye\n") == []
