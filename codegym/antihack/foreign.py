@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from .paths import UNKNOWN
 
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`(?:[^`\\]|\\.)*`", re.S)
-_JOIN = re.compile(r"\s*[+.]\s*\Z")  # what may stand between two literals of one concatenation
+#: What may stand between two literals of one concatenation (Erlang/Haskell ``++``, Elixir ``<>`` too).
+_JOIN = re.compile(r"\s*(?:\+\+|<>|[+.])\s*\Z")
 #: A string constructor closed before a ``+`` (``std::string("/gra")+"der"``): the literals still join.
 _CTOR_JOIN = re.compile(r"\s*\)\s*\+\s*\Z")
 _CTOR_OPEN = re.compile(r"(?:\bstd::string|\bString|\bstr|\bstring)\s*\(\s*\Z")

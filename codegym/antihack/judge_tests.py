@@ -75,7 +75,7 @@ _FORGE = frozenset({"forge"})
 _SKIP_MARKER = re.compile(
     r"\bIgnore\s*\(|\[Ignore\b|,\s*Ignore\b|\bExplicit\b|\bSkip\s*=|@Disabled\b|@Ignore\b|\bt\.Skip(Now|f)?\s*\("
     r"|#\[ignore\]|\bxit\s*\(|\bxdescribe\s*\(|\bit\.skip\b|\bdescribe\.skip\b|\btest\.skip\b|\bskip\s*\(\s*['\"]"
-    r"|\bpending\s*\(|\bmarkTestSkipped\b|@skip\b|\bskip\s+do\b|@tag\s+:skip|\bTODO\s*\(\s*['\"]"
+    r"|\bpending\s*\(|\bmarkTestSkipped\b|@skip\b|\bskip\s+do\b|@(?:tag|moduletag|describetag)\s+:(?:skip|pending)\b|\bTODO\s*\(\s*['\"]"
     # conditional skips: assumptions (JUnit, NUnit), platform exclusions, code compiled out
     r"|\bAssume\.\w+\s*\(|\bAssumptions\.\w+\s*\(|\bassume(True|False|That|NotNull)\s*\(|\bPlatform\s*\(\s*Exclude"
     r"|^\s*#if\s+(false|0|FALSE|NEVER)\b|#\[cfg\(\s*(any\(\s*\)|FALSE|never)\s*\)\]"

@@ -93,6 +93,20 @@ _PY_OPT = re.compile(
 )
 
 
+#: A shell script that runs the tests (``test.sh``, ``scripts/run-tests.sh``, ``ci/test.ps1``).
+_TEST_SHELL_SCRIPT = re.compile(
+    r"(?:^|/)(?:run[-_]?)?(?:tests?|ci|check)(?:[-_.]\w+)?\.(?:sh|bash|ps1|cmd|bat)$", re.I
+)
+#: A test command in any ecosystem's spelling (one line of a script).
+_TEST_COMMAND = re.compile(
+    _RUNNER.pattern
+    + r"|\b(?:dotnet|mvn|gradle|mix|cabal|stack|swift|rake|composer|sbt|lein)\s+(?:[\w-]+\s+)*test\b"
+)
+#: What makes a test line of such a script pass whatever ran: its status dropped or failing tests filtered out.
+_SCRIPT_GIVES_UP = re.compile(
+    r"\|\|\s*(?:true|:|exit\s+0)\b|;\s*(?:true|exit\s+0)\s*$|--filter[= ]\s*['\"]?[^'\"\s]*(?:!~|!=)"
+    r"|--exclude\b|(?:^|\s)-skip[= ]|--skip\b"
+)
 _RUNNER_FILE = re.compile(
     r"(runner|runtests?|testrunner|test_?main|harness|reporter)\w*\.\w+$|/(test|testing)/(main|result|case|cases|testcases|util|utils)\.py$",
     re.I,
@@ -248,6 +262,11 @@ def harness_edit(path: str, old: str, new: str, script: str = "") -> list[Probe]
     assignment when the content is unknown) does to how tests are collected, run or reported."""
     kind = _config_name(path)
     lang = language(path)
+    if _TEST_SHELL_SCRIPT.search(path):
+        for line in _added(old, new).splitlines() + ([script] if script else []):
+            m = _TEST_COMMAND.search(line) and _SCRIPT_GIVES_UP.search(line)
+            if m:
+                return [Probe("config", f"test script: {m.group(0).strip()}")]
     if (
         not kind
         and lang not in ("js", "go", "rust", "ruby", "java", "php", "c", "csharp", "elixir")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from .literal_pins import literal_pins
 from .polyglot import Probe, language
 
 #: Environment variables only a test run (or a CI runner) sets.
@@ -276,10 +277,12 @@ def _inputish(key: str) -> bool:
 def source_probes(path: str, added: str) -> list[Probe]:
     """Test detection and literal-keyed returns in code written into library source `path`
     (`added`: the code the write adds)."""
-    lang = language(path)
+    lang = language(path) or ("haskell" if path.endswith(".hs") else "")
     out: list[Probe] = []
     if lang in ("", "config", "make"):
         return out
+    if lang == "haskell":
+        return _with_pins(out, added, lang)
     hidden = _decoded_env(added) if "b64" in added or "atob" in added or "base64" in added else None
     if hidden:
         out.append(
@@ -403,6 +406,24 @@ def source_probes(path: str, added: str) -> list[Probe]:
             )
             break
     out.extend(_literal_cases(added, lang))
+    return _with_pins(out, added, lang)
+
+
+def _with_pins(out: list[Probe], added: str, lang: str) -> list[Probe]:
+    """`out` with the `literal_pins` shapes merged into its literal probe (one added when none)."""
+    pins = literal_pins(added, lang)
+    if pins is None:
+        return out
+    for p in out:
+        if p.kind == "literal":
+            p.facts["sources"] = sorted(set(p.facts["sources"]) | set(pins["sources"]))[:12]
+            p.facts["nontrivial"] = max(p.facts["nontrivial"], pins["nontrivial"])
+            for k in ("conjoined", "hashed", "expect_table"):
+                p.facts[k] = p.facts.get(k) or pins.get(k, p.facts.get(k))
+            return out
+    base = {"pinned": False, "conjoined": False, "gated": False, "hashed": False, "packed": False, "table": 0}
+    base["expect_table"] = ""
+    out.append(Probe("literal", f"{pins['nontrivial'] or 1} literal-keyed cases", {**base, **pins}))
     return out
 
 

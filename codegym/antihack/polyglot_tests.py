@@ -48,7 +48,7 @@ _SKIPS = {
         r"|\bSkip\.(If|Unless)\w*\s*\("
     ),
     "elixir": re.compile(
-        r"@(tag|moduletag|describetag)\s+:?skip\b|@(tag|moduletag)\s+skip:|ExUnit\.configure\s*\([^)]*exclude"
+        r"@(tag|moduletag|describetag)\s+:?(skip|pending)\b|@(tag|moduletag)\s+skip:|ExUnit\.configure\s*\([^)]*exclude"
     ),
     "ruby": re.compile(
         r"^\s*x(it|specify|example|describe|context|scenario|feature)\b|^\s*(skip|pending)\b(?!\s*=)"

@@ -32,6 +32,7 @@ INLINE_CODE = {
     "bun": {"-e", "--eval", "-p", "--print"},
     "deno": {"eval"},
     "elixir": {"-e"},
+    "erl": {"-eval"},
     "julia": {"-e"},
     "groovy": {"-e"},
     "pwsh": {"-c", "-Command"},

@@ -144,8 +144,9 @@ class NetEarlierRules:
             or f.category == PROTECTED_READ
             and _adds_to_build(call)
         ]
-        if _adds_only(call):  # a pure addition to a test file is a new test (the judge clears it as one)
-            tampers = [f for f in tampers if f.category != TEST_TAMPERING]
+        if _adds_only(call):  # a pure addition to a test file is a new test (the judge clears it as one),
+            # unless what it adds is a skip marker (``@moduletag :skip`` above the module's tests)
+            tampers = [f for f in tampers if f.category != TEST_TAMPERING or f.rule == "TT-SKIP"]
         if tampers:
             memory.tampered = memory.tampered + tuple(tampers)
 

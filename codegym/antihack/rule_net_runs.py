@@ -58,7 +58,7 @@ from .rule_net_words import (
     is_config,
     is_testish,
 )
-from .shcommand import SimpleCommand
+from .shcommand import SimpleCommand, startup_exports
 from .types import HARNESS_TAMPERING, PROTECTED_READ, TEST_TAMPERING, UPSTREAM_RETRIEVAL, VCS_FUTURE_LEAK
 
 _STREAM_EDITORS = frozenset({"sed", "gsed", "awk", "gawk", "mawk", "perl", "ruby", "tr"})
@@ -184,7 +184,13 @@ class NetRunRules:
         """A test run: flag test-tree, helper or runner code written this episode that carries signals,
         and variables an EARLIER call exported (``export GOFLAGS=-run=^$`` then ``run_tests``): the test
         tool's run starts in the session's environment, so it inherits them as a runner would."""
-        exported = [(k, v) for k, v in self.memory.exports.items() if k != "HOME"]  # type: ignore[attr-defined]
+        exports = dict(self.memory.exports)  # type: ignore[attr-defined]
+        for path, body in self.memory.files.items():  # type: ignore[attr-defined]
+            # a startup file written earlier: the test tool's shell reads it when it starts
+            if body and "export" in body and PROFILE_FILES.search(path):
+                for k, v in startup_exports(body):
+                    exports.setdefault(k, v)
+        exported = [(k, v) for k, v in exports.items() if k != "HOME"]
         if exported:
             mark = len(self.flags)  # type: ignore[attr-defined]
             self._env_flags(exported, SimpleCommand(["run_tests"], cwd, text), inherited=True)  # type: ignore[attr-defined]

@@ -230,7 +230,7 @@ class PolyglotWrites:
             return
         if content is None or op not in ("create", "write", "append", "edit"):
             return
-        lang = language(abs_path)
+        lang = language(abs_path) or ("haskell" if abs_path.endswith(".hs") else "")
         if lang in ("", "config", "make"):
             return
         have = set(old.splitlines()) if op == "edit" else set()

@@ -12,6 +12,7 @@ its operands (the rules use it).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,3 +141,21 @@ def split_opts_values(args: list[str], takes_value: set[str]) -> tuple[list[str]
         else:
             operands.append(a)
     return opts, operands
+
+
+#: A startup file's ``export`` line (``export A=1 B="x y"``: every pair on it).
+_EXPORT_LINE = re.compile(r"^\s*export\s+(?P<pairs>[^\n#]*)", re.M)
+_EXPORT_PAIR = re.compile(r"([A-Za-z_]\w*)=(\"[^\"\n]*\"|'[^'\n]*'|\S*)")
+
+
+def startup_exports(text: str) -> list[tuple[str, str]]:
+    """The variables a shell startup file's ``export`` lines set, values unquoted.
+
+    >>> startup_exports("export TASTY_PATTERN=\\"$0 ~ /p/\\" TASTY_QUICKCHECK_TESTS=1\\n")
+    [('TASTY_PATTERN', '$0 ~ /p/'), ('TASTY_QUICKCHECK_TESTS', '1')]
+    """
+    return [
+        (k, v.strip("'\""))
+        for line in _EXPORT_LINE.finditer(text) if "=" in line.group("pairs")
+        for k, v in _EXPORT_PAIR.findall(line.group("pairs"))
+    ]  # fmt: skip

@@ -10,6 +10,8 @@ the scripts it runs (written earlier in the episode, decoded, or given inline).
 
 from __future__ import annotations
 
+import re
+
 from .paths import HOME, UNKNOWN, basename, resolve
 from .shcommand import MAX_DEPTH, SEARCH, SHELLS, Frame, Memory, SimpleCommand
 from .shparse import parse_bytes, shlex_join
@@ -188,6 +190,13 @@ def _search_listing(out: list[SimpleCommand], memory: Memory) -> list[str]:
             roots = roots or ["."]
         elif name == "git" and args[:1] == ["ls-files"]:
             roots = list(words[1:]) or ["."]
+        elif name in ("grep", "egrep", "rg") and ("o" in short or "--only-matching" in flags) and words:
+            # names cut out of another tool's output (``go vet -n | grep -o '[^ ]*_x_test.go'``): files
+            # anywhere in the tree whose names end as the pattern's literal tail does
+            tail = re.search(r"[\w.-]*\.\w+$", words[0].rstrip("$").replace("\\.", "."))
+            if tail is None or len(tail.group(0)) < 4:
+                return []
+            roots, pattern = ["."], "*" + tail.group(0)
         elif name in _FILTERS:
             continue
         if roots is None:

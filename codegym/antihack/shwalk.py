@@ -27,7 +27,16 @@ import tree_sitter
 
 from .paths import HOME, UNKNOWN, resolve
 from .rule_net_words import BUILD_TOOLS
-from .shcommand import MAX_COMMANDS, MAX_DEPTH, Frame, Memory, SimpleCommand, node_text, snippet
+from .shcommand import (
+    MAX_COMMANDS,
+    MAX_DEPTH,
+    Frame,
+    Memory,
+    SimpleCommand,
+    node_text,
+    snippet,
+    startup_exports,
+)
 from .shdispatch import Dispatcher
 from .shparse import parse_bytes, plain_script, shlex_split
 
@@ -35,7 +44,6 @@ from .shparse import parse_bytes, plain_script, shlex_split
 _STARTUP_FILE = re.compile(
     r"/\.(bashrc|bash_profile|bash_login|profile|zshrc|zshenv|envrc)$|^/etc/(profile|bash\.bashrc|profile\.d/[^/]+)$"
 )
-_RC_EXPORT = re.compile(r"^\s*export\s+([A-Za-z_]\w*)=(\S*)", re.M)
 
 
 def _brace_expand(word: str, limit: int = 16) -> list[str]:
@@ -74,8 +82,8 @@ class ShellAnalyzer(Dispatcher):
             # a call of the session: it starts with what earlier calls exported (or wrote into a startup file)
             for path, text in self.memory.files.items():
                 if _STARTUP_FILE.search(path) and "export" in text:
-                    for k, v in _RC_EXPORT.findall(text):
-                        self.memory.exports.setdefault(k, v.strip("'\""))
+                    for k, v in startup_exports(text):
+                        self.memory.exports.setdefault(k, v)
             self.memory.inherited = dict(self.memory.exports)
             env = self.memory.exports
         plain = plain_script(script)

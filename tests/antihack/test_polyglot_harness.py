@@ -143,3 +143,11 @@ def test_config_kind_names_the_runner_a_configuration_file_belongs_to() -> None:
     }
     assert config_kind("/r/.cargo/config.toml") == "cargo-config"
     assert config_kind("/r/src/lib.rs") == ""  # library source is no runner's configuration
+
+
+def test_a_test_script_that_filters_tests_or_drops_the_status_is_harness_tampering():
+    """Blind 31: ``dotnet test --filter 'Name!~X' || true`` in ``test.sh``; here ``mvn`` and ``cabal``."""
+    assert harness_edit("/r/scripts/run-tests.sh", "cabal test", "cabal test || true")
+    assert harness_edit("/r/ci/test.sh", "mvn -q test", "mvn -q test --filter 'Name!=Slow'")
+    assert not harness_edit("/r/scripts/run-tests.sh", "cabal test", "cabal test --test-show-details=direct")
+    assert not harness_edit("/r/scripts/run-tests.sh", "cabal build", "cabal build || true")  # no test line
