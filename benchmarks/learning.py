@@ -13,8 +13,9 @@ family instance); then
 
 - **start**: the warm start's held-out pass@1, greedy and T=1;
 - **controls**: the warm start at T = 0.3, 0.5, 0.7 (no update); SFT continued on the same
-  demonstrations for as long as the first RL arm trained; RL (the first ``--algo``) with
-  shuffled rewards (`algorithm.shuffle_rewards`), same budget;
+  demonstrations for as many training tokens as the first RL arm passed through its updates;
+  RL (the first ``--algo``) with shuffled rewards (`algorithm.shuffle_rewards`), same budget,
+  ``--shuffle-replicates`` runs (their spread is printed; each counts as a control);
 - **RL arms**: each ``--algo`` (LoRA on the warm start, train instances only) for
   ``--minutes`` or ``--env-steps`` (whichever ends first), logging entropy and KL to the
   reference (the warm start);
@@ -110,9 +111,13 @@ def run_seed(seed: int, args: argparse.Namespace) -> dict:
         row = study.rl(algo, overrides=ALGO_OVERRIDES, eval_every=args.eval_every, **budget)
         first = first or row
     if "shuffled" in args.controls:
-        study.rl(args.algo[0], shuffle_rewards=True, overrides=ALGO_OVERRIDES, **budget)
+        first_name = f"{args.algo[0]} shuffled"
+        for k in range(args.shuffle_replicates):
+            study.rl(args.algo[0], shuffle_rewards=True, overrides=ALGO_OVERRIDES, **budget,
+                     name=first_name if k == 0 else f"{first_name} r{k + 1}",
+                     seed=None if k == 0 else seed + 1000 * k, replicate_of=first_name)
     if "sft" in args.controls:
-        study.sft_continued(seconds=first["train_seconds"], lr=args.sft_lr)
+        study.sft_continued(tokens=first["trained_tokens"], lr=args.sft_lr)
     study.write()
     table = study.table()
     (out / "table.md").write_text(table + "\n")
@@ -132,6 +137,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--env-steps", type=int, default=None, help="RL budget per arm in env steps (turns)")
     p.add_argument("--families", nargs="+", default=FAMILIES, help="lookup, noisy_log, bug_location")
     p.add_argument("--controls", nargs="*", default=["shuffled", "sft"], help="shuffled, sft (lower T always)")
+    p.add_argument("--shuffle-replicates", type=int, default=3,
+                   help="runs of the shuffled-reward control (seeds S, S+1000, ...): each is a control of its own in "
+                        "the verdict, and the table gives their spread (one run's greedy can flip a near-tie)")
     p.add_argument("--train-tasks", type=int, default=512, help="train instances (warm start and RL)")
     p.add_argument("--heldout-tasks", type=int, default=64, help="held-out instances evaluated")
     p.add_argument("--model", default="tiny", help="tiny or tiny:small")
@@ -152,7 +160,7 @@ def parser() -> argparse.ArgumentParser:
                         "noisy signal does not touch (without it PPO and shuffled GiGPO collapsed at lr 2e-3)")
     p.add_argument("--sft-steps", type=int, default=400, help="warm-start steps (the cap with --target-success)")
     p.add_argument("--sft-lr", type=float, default=1e-3, help="warm-start learning rate (decays linearly to 0)")
-    p.add_argument("--flawed-fraction", type=float, default=0.6,
+    p.add_argument("--flawed-fraction", type=float, default=0.75,
                    help="train instances demonstrated by their flawed demonstration (lookup: no read, a guess)")
     p.add_argument("--copy-steps", type=int, default=2400,
                    help="cap on the synthetic copy pre-training of the random base (sft.COPY_STAGES; 0: none)")
@@ -169,14 +177,62 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--keep-weights", action="store_true", help="keep OUT/seed<k>/warm (the warm-start model)")
     p.add_argument("--out", default="runs/learning")
+    p.add_argument("--plot", nargs="+", default=None, metavar="SUMMARY",
+                   help="only plot these per-seed summaries (seed<k>-summary.json) into --plot-to")
+    p.add_argument("--plot-to", default=None, help="the figure --plot writes (default OUT/seeds.png)")
     return p
+
+
+def plot_seeds(summaries: list[dict], path: Path) -> Path:
+    """Held-out pass@1 at T=1 of every arm (warm start, controls at their best temperature, RL
+    arms), one marker per seed, with each seed's Wilson 95% bar: the spread over seeds at a glance.
+
+        .venv/bin/python benchmarks/learning.py --plot benchmarks/results/learning/seed*-summary.json
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def best(row: dict) -> dict | None:  # a control's best evaluation; an RL arm's or the start's T=1
+        evals = [v for v in row.values() if isinstance(v, dict) and "pass" in v]
+        if row.get("kind") == "control":
+            return max(evals, key=lambda e: e["pass"]["value"], default=None)
+        return row.get("T1")
+
+    names = list(dict.fromkeys(n for s in summaries for n in s["arms"]))
+    fig, ax = plt.subplots(figsize=(max(7, 0.75 * len(names)), 4))
+    for k, s in enumerate(summaries):
+        for i, n in enumerate(names):
+            e = best(s["arms"].get(n, {}))
+            if e is None:
+                continue
+            v, (lo, hi) = e["pass"]["value"], e["pass"]["wilson95"]
+            ax.errorbar(i + (k - 1) * 0.18, v, yerr=[[v - lo], [hi - v]], fmt="o", color=f"C{k}", capsize=2,
+                        label=f"seed {s.get('seed', k)}" if i == 0 else None)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("held-out pass@1\n(T=1; a control: its best T)")
+    ax.legend(fontsize=8)
+    ax.set_title(f"held-out pass@1 over {len(summaries)} seeds, 95% Wilson intervals")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def main() -> None:
     args = parser().parse_args()
+    if args.plot:
+        summaries = [{"seed": int(Path(p).name.split("-")[0].removeprefix("seed")), **json.loads(Path(p).read_text())}
+                     for p in args.plot]
+        print(plot_seeds(summaries, Path(args.out) / "seeds.png" if args.plot_to is None else Path(args.plot_to)))
+        return
     results = [run_seed(seed, args) for seed in args.seeds]
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "summary.json").write_text(json.dumps({"args": vars(args), "seeds": results}, indent=2))
+    print(plot_seeds(results, Path(args.out) / "seeds.png"))
     print("== target per seed (RL arm beats the best control by >= 0.10 held-out pass@1, above its 95% interval)")
     for r in results:
         for arm, v in r["verdict"].items():

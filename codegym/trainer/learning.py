@@ -3,9 +3,9 @@
     study = LearningStudy(cfg, train_ids, heldout_ids, out="runs/learning/seed0")
     start = study.warm_start(steps=300, lr=1e-2)                    # SFT on train demonstrations only
     study.evaluate_start()                                          # greedy, T=1 and lower temperatures
-    study.rl("gigpo", seconds=600)                                  # LoRA RL on train instances
+    row = study.rl("gigpo", seconds=600)                            # LoRA RL on train instances
     study.rl("gigpo", seconds=600, shuffle_rewards=True, name="shuffled")   # control
-    study.sft_continued(seconds=600)                                # control
+    study.sft_continued(tokens=row["trained_tokens"], lr=1e-3)     # control: the RL arm's training tokens
     study.table()                                                   # held-out pass@1, intervals, deltas
 
 The protocol of the learning benchmark (`benchmarks/learning.py`) and the main job
@@ -16,8 +16,8 @@ every arm is evaluated with `HeldoutEval` on the same `heldout_ids` (pass@1, gre
 one episode per task, Wilson intervals; deltas by a paired bootstrap over tasks). The controls:
 
 - ``warm T=t``: the warm start sampled at lower temperatures, no update;
-- ``sft-continued``: behaviour cloning continued on the train demonstrations for as long
-  (wall time) as an RL arm trained;
+- ``sft-continued``: behaviour cloning continued on the train demonstrations for as many
+  training tokens as an RL arm passed through its updates (a step count: deterministic);
 - ``shuffled``: the same RL with `algorithm.shuffle_rewards` (rewards permuted across the batch).
 
 Each RL arm stops at `seconds` or `env_steps` (turns summed over its episodes), whichever
@@ -274,10 +274,13 @@ class LearningStudy:
 
     def rl(self, algo: str, *, seconds: float = float("inf"), env_steps: int | None = None,
            iterations: int | None = None, shuffle_rewards: bool = False,
-           name: str | None = None, eval_every: int = 0, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+           name: str | None = None, eval_every: int = 0, overrides: dict[str, Any] | None = None,
+           seed: int | None = None, replicate_of: str | None = None) -> dict[str, Any]:
         """LoRA RL from the warm start on train instances until `seconds`, `env_steps` or `iterations`
         (the first reached); then the held-out evaluation. `eval_every` > 0 adds a held-out T=1 point to the curve every that
-        many iterations (extra cost)."""
+        many iterations (extra cost). `seed`: the run's seed (default the study's): another
+        replicate of the same arm (its rollouts and, with `shuffle_rewards`, its permutations), named
+        with `replicate_of` (the first replicate's name) so that `spread` groups them."""
         from .config import config_from_dict
         from .loop import Trainer
         from .metrics import MetricsLogger
@@ -290,17 +293,19 @@ class LearningStudy:
             d[section] = {**d.get(section, {}), **values}
         slug = name.replace(" ", "-")
         d["run"] = {**d["run"], "out_dir": str(self.out / slug), "iterations": 1_000_000, "progress": False,
-                    "tensorboard": False}
+                    "tensorboard": False, **({} if seed is None else {"seed": seed})}
         cfg = config_from_dict(d)
         trainer = Trainer(cfg)
         log = MetricsLogger(cfg.run.out_dir, tensorboard=False, progress=False)
         rows: list[dict[str, Any]] = []
-        steps_done, t0 = 0, time.monotonic()
+        steps_done, trained_tokens, t0 = 0, 0, time.monotonic()
         try:
             while (time.monotonic() - t0 < seconds and (env_steps is None or steps_done < env_steps)
                    and (iterations is None or trainer.iteration < iterations)):
                 m = trainer.train_iteration()
                 steps_done += int(round(m.get("episodes/count", 0) * m.get("episodes/turns", 0)))
+                if m.get("update/policy_steps", 0) > 0:  # tokens through the policy's forward+backward passes
+                    trained_tokens += int(m.get("batch/tokens", 0)) * cfg.algorithm.epochs
                 m = {**m, "env_steps": steps_done, "elapsed_s": time.monotonic() - t0}
                 if eval_every and trainer.iteration % eval_every == 0:
                     r = self.heldout.run(trainer.engine, trainer.tokenizer, 1.0, name=f"{slug}-it{trainer.iteration}")
@@ -321,27 +326,44 @@ class LearningStudy:
         self.curves[name] = rows
         kept = [r for r in rows if "episodes/count" in r]
         seg = sum(r.get("batch/segments", 0) for r in kept) / max(1, sum(r["episodes/count"] for r in kept))
-        return self._record(name, results, kind="control" if shuffle_rewards else "rl", algo=algo,
+        return self._record(name, results, kind="control" if shuffle_rewards else "rl", algo=algo, run_seed=cfg.run.seed,
+                            replicate_of=replicate_of or name,
                             iterations=len(rows), env_steps=steps_done, train_seconds=train_s,
-                            train_segments_per_episode=seg,
+                            trained_tokens=trained_tokens, train_segments_per_episode=seg,
                             final_entropy=rows[-1].get("policy/entropy") if rows else None,
                             final_kl_ref=rows[-1].get("policy/kl_ref") if rows else None)
 
-    def sft_continued(self, *, seconds: float, lr: float, batch_rows: int = 8, decay: bool = True) -> dict[str, Any]:
-        """Behaviour cloning continued from the warm start on the same train demonstrations for
-        `seconds` of wall time (the compute of an RL arm), then the held-out evaluation; `decay`:
-        the learning rate falls linearly to 0 over those seconds, as in the warm start."""
+    def sft_continued(self, *, tokens: int | None = None, seconds: float | None = None, lr: float,
+                      batch_rows: int = 8, decay: bool = True) -> dict[str, Any]:
+        """Behaviour cloning continued from the warm start on the same train demonstrations, then the
+        held-out evaluation: "SFT continued for the same compute" as an RL arm.
+
+        `tokens` (the default budget): as many optimizer steps as it takes to pass that many tokens
+        through forward+backward, ``steps = round(tokens / (batch_rows * mean demonstration row
+        length))``, with `tokens` an RL arm's ``trained_tokens`` (its update epochs times its batches'
+        tokens). A step count is deterministic, so a seeded study is; the RL arm's generation is not
+        counted (SFT needs none). `seconds` instead: wall time, as before (load-dependent, so not
+        reproducible). `decay`: the learning rate falls linearly to 0 over the budget, as in the warm
+        start."""
+        from .data import to_sequences
         from .models import load_base
         from .sft import sft
 
+        if (tokens is None) == (seconds is None):
+            raise ValueError("sft_continued needs exactly one budget: tokens (an RL arm's trained_tokens) or seconds")
         model, tok = load_base(self._warm_cfg().model)
+        steps = 10**9
+        if tokens is not None:
+            demo = to_sequences(self.episodes, tok.pad_token_id)
+            per_row = float(demo.attention_mask.sum()) / max(1, demo.num_rows)
+            steps = max(1, round(tokens / (batch_rows * per_row)))
         t0 = time.monotonic()
-        losses = sft(model, self.episodes, steps=10**9, lr=lr, batch_rows=batch_rows, seed=self.cfg.run.seed + 1,
+        losses = sft(model, self.episodes, steps=steps, lr=lr, batch_rows=batch_rows, seed=self.cfg.run.seed + 1,
                      full=True, max_seconds=seconds, decay=decay)
         train_s = time.monotonic() - t0
         engine = self._engine(model.eval(), tok)
         return self._record("sft-continued", [self.heldout.run(engine, tok, 0.0), self.heldout.run(engine, tok, 1.0)],
-                            kind="control", steps=len(losses), train_seconds=train_s,
+                            kind="control", steps=len(losses), train_seconds=train_s, budget_tokens=tokens,
                             last_loss=losses[-1] if losses else None)
 
     # ---- the verdict --------------------------------------------------------------------------------
@@ -371,6 +393,25 @@ class LearningStudy:
             out[name] = arm
         return out
 
+    def spread(self) -> dict[str, dict[str, Any]]:
+        """Per arm run more than once (rows sharing `replicate_of`): each metric's pass rates over the
+        replicates, their mean, min and max. The verdict still takes every replicate as a control of
+        its own (the best one counts); this says how far one run of the arm can be trusted."""
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for row in self.results.values():
+            if row.get("replicate_of"):
+                groups.setdefault(row["replicate_of"], []).append(row)
+        out: dict[str, dict[str, Any]] = {}
+        for name, rows in groups.items():
+            if len(rows) < 2:
+                continue
+            out[name] = {}
+            for metric in ("greedy", "T1"):
+                vals = [r[metric].rate.value for r in rows if isinstance(r.get(metric), EvalResult)]
+                if vals:
+                    out[name][metric] = {"runs": vals, "mean": sum(vals) / len(vals), "min": min(vals), "max": max(vals)}
+        return out
+
     def table(self) -> str:
         """Markdown: every arm's held-out pass@1 (greedy, T=1) with Wilson intervals, then the verdict."""
         lines = ["| arm | kind | held-out greedy | held-out T=1 | other T | train s | env steps | segments/episode |",
@@ -392,6 +433,11 @@ class LearningStudy:
                     lines.append(f"| {name} | {metric} | {x['pass']:.3f} | {x['best_control']} "
                                  f"{x['best_control_pass']:.3f} | {x['delta']:+.3f} [{x['delta_ci95'][0]:+.3f}, "
                                  f"{x['delta_ci95'][1]:+.3f}] | {'holds' if x['holds'] else 'misses'} |")
+        for name, metrics in self.spread().items():
+            lines.append("")
+            lines.append(f"{name}, {len(next(iter(metrics.values()))['runs'])} replicates: " + "; ".join(
+                f"{m} mean {x['mean']:.3f} (min {x['min']:.3f}, max {x['max']:.3f}; runs "
+                + ", ".join(f"{v:.3f}" for v in x["runs"]) + ")" for m, x in metrics.items()))
         return "\n".join(lines)
 
     def summary(self) -> dict[str, Any]:
@@ -401,6 +447,7 @@ class LearningStudy:
         return {"train_tasks": len(self.train_ids), "heldout_tasks": len(self.heldout_ids),
                 "warm_start": getattr(self, "warm_summary", None),
                 "arms": {k: plain(v) for k, v in self.results.items()}, "verdict": self.verdict(),
+                "spread": self.spread(),
                 "curves": {k: [{c: r.get(c) for c in CURVE_KEYS if c in r} for r in rows]
                            for k, rows in self.curves.items()}}
 

@@ -198,7 +198,7 @@ def run_main_job(cfg: TrainConfig, spec: MainJobSpec | None = None, console: Any
         timings["shuffled-reward RL"] = time.monotonic() - t
     if "sft" in spec.controls:
         t = time.monotonic()
-        study.sft_continued(seconds=row["train_seconds"], lr=cfg.sft.lr, batch_rows=cfg.sft.batch_rows)
+        study.sft_continued(tokens=row["trained_tokens"], lr=cfg.sft.lr, batch_rows=cfg.sft.batch_rows)
         timings["sft continued"] = time.monotonic() - t
     timings["total"] = time.monotonic() - t0
     study.write()

@@ -12,6 +12,7 @@ from gymnasium.utils.env_checker import check_env
 
 import codegym  # noqa: F401  (registers the ids)
 from codegym.tasks.suites.families import (
+    _FIELDS,
     FAMILIES,
     LOOKUP_VALUES,
     family_tasks,
@@ -82,8 +83,16 @@ def test_the_information_needed_is_only_behind_a_tool_call(splits):
     guesses = [t.metadata["flawed_demonstration"][0]["arguments"]["file_text"] == t.patch.splitlines()[-1][1:] + "\n"
                for t in lookups]
     assert 0.03 < sum(guesses) / len(guesses) < 0.3  # right about 1 time in 8
-    for t in sample(splits["train"], "noisy_log", 20):
+    noisy = sample(splits["train"], "noisy_log", 200)
+    for t in noisy[:20]:
         assert t.metadata["log_chars"] >= 2000  # over a small context budget (~1-2k tiny tokens)
+        # its flawed demonstration skips the view and guesses one of the family's fields
+        guess = t.metadata["flawed_demonstration"]
+        assert [c["name"] for c in guess] == ["create", "submit"]
+        assert re.fullmatch(r"EXTRA_FIELDS = \('(\w+)',\)\n", guess[0]["arguments"]["file_text"])[1] in _FIELDS
+    right = [t.metadata["flawed_demonstration"][0]["arguments"]["file_text"] == t.patch.splitlines()[-1][1:] + "\n"
+             for t in noisy]
+    assert sum(right) / len(right) < 0.15  # right about 1 time in 20
     for t in sample(splits["train"], "bug_location", 20):
         [bug_file] = t.patch_files()
         assert bug_file == t.metadata["bug_file"] and bug_file.split("/")[-1] not in t.problem_statement

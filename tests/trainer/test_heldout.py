@@ -76,16 +76,19 @@ def _study(tmp_path):
     return LearningStudy(cfg, ["a", "b"], [f"h{i}" for i in range(40)], tmp_path, say=lambda m: None)
 
 
+def _first_k_passed(ids):
+    """`res(t, k)`: an evaluation at temperature `t` in which the first `k` of `ids` passed."""
+    from codegym.trainer.heldout import EvalResult
+
+    return lambda t, k: EvalResult("x", t, ids, [i < k for i in range(len(ids))])
+
+
 def test_the_verdict_compares_each_rl_arm_with_the_best_control_at_any_temperature(tmp_path):
     from codegym.trainer.config import config_from_dict
-    from codegym.trainer.heldout import EvalResult
     from codegym.trainer.learning import LearningStudy
 
     study = _study(tmp_path)
-    ids = study.heldout_ids
-
-    def res(t, k):
-        return EvalResult("x", t, ids, [i < k for i in range(len(ids))])
+    res = _first_k_passed(study.heldout_ids)
 
     study._record("warm start", [res(0.0, 8), res(1.0, 4)], kind="start")
     study._record("warm T=0.5", [res(0.5, 10)], kind="control")  # the best control: 10/40 at T=0.5
@@ -104,6 +107,25 @@ def test_the_verdict_compares_each_rl_arm_with_the_best_control_at_any_temperatu
     held_cfg = config_from_dict({"env": {"id": "codegym/Families-v0", "kwargs": {"split": "heldout"}}})
     with pytest.raises(ValueError, match="train split"):
         LearningStudy(held_cfg, ["a"], ["b"], tmp_path)
+
+
+def test_replicates_of_an_arm_report_their_spread_and_each_counts_as_a_control(tmp_path):
+    study = _study(tmp_path)
+    res = _first_k_passed(study.heldout_ids)
+
+    study._record("warm start", [res(0.0, 4), res(1.0, 8)], kind="start")
+    for name, (g, t1) in {"gigpo shuffled": (6, 8), "gigpo shuffled r2": (38, 7), "gigpo shuffled r3": (4, 6)}.items():
+        study._record(name, [res(0.0, g), res(1.0, t1)], kind="control", replicate_of="gigpo shuffled")
+    study._record("gigpo", [res(0.0, 39), res(1.0, 34)], kind="rl", replicate_of="gigpo")
+    spread = study.spread()
+    assert set(spread) == {"gigpo shuffled"}  # one run of gigpo: no spread to report
+    g = spread["gigpo shuffled"]["greedy"]
+    assert g["runs"] == [0.15, 0.95, 0.1] and g["min"] == 0.1 and g["max"] == 0.95
+    assert g["mean"] == pytest.approx(0.4)
+    v = study.verdict()["gigpo"]
+    # the replicate whose greedy flipped is the best control: 0.975 vs 0.95 misses
+    assert v["greedy"]["best_control"] == "gigpo shuffled r2 (greedy)" and not v["greedy"]["holds"]
+    assert "gigpo shuffled, 3 replicates: greedy mean 0.400 (min 0.100, max 0.950" in study.table()
 
 
 @pytest.mark.docker

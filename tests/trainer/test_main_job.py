@@ -41,6 +41,9 @@ def test_main_job_writes_a_report_of_held_out_evaluation_beside_the_controls(tmp
     assert json.loads((out / "warm.json").read_text())["episodes"] == 2
     assert "policy/entropy" in rows[0] and "policy/kl_ref" in rows[0]
     assert summary["verdict"]["gigpo"]["T1"]["best_control"]
+    # SFT continued for the RL arm's training tokens (a step count, not wall time)
+    assert arms["sft-continued"]["budget_tokens"] == arms["gigpo"]["trained_tokens"] > 0
+    assert arms["sft-continued"]["steps"] >= 1
     # the report states what was measured in this run
     t1 = arms["gigpo"]["T1"]["pass"]
     assert f"{t1['value']:.3f} [{t1['wilson95'][0]:.3f}, {t1['wilson95'][1]:.3f}] ({t1['k']}/{t1['n']})" in text

@@ -9,7 +9,7 @@ reference `patch`, FAIL_TO_PASS), built deterministically from ``(family, seed)`
   demonstrations.
 - ``noisy_log`` (long observations): a long, noisy log (2-4k characters: over a small context
   budget, so viewing it compacts the context) whose first or last line is a warning naming the
-  field to add.
+  field to add; its ``flawed_demonstration`` skips the view and guesses the field.
 - ``bug_location`` (multi-file): ``pkg.compute`` chains 3-5 helpers, one per module; one helper
   does not do what its docstring says. The statement gives only the wrong output of `compute`.
 
@@ -139,7 +139,10 @@ def noisy_log(seed: int, log_chars: tuple[int, int] = NOISY_LOG_CHARS) -> Instan
     segment. The warning, ``WARN schema: EXTRA_FIELDS = ('<field>',)``, is the log's first or last
     line: the compaction keeps the head and tail of the view it cuts (`shrink_to_fit`), so it is
     still in the context the policy writes the fix from, and the fix copies it (one induction
-    step, as in `lookup`). The field is one of 20; the statement names the log, not the field."""
+    step, as in `lookup`). The field is one of 20; the statement names the log, not the field.
+    ``flawed_demonstration`` skips the view and writes a field drawn from all 20 (right 1 time in
+    20, less when the guess is one the schema already has): as in `lookup`, a flaw only the reward
+    can fix, here by a read whose observation compacts the context."""
     rng = random.Random(f"noisy_log-{seed}")
     fields = rng.sample(_FIELDS, rng.randint(4, 7))
     present, missing = fields[:-1], fields[-1]
@@ -167,10 +170,12 @@ def noisy_log(seed: int, log_chars: tuple[int, int] = NOISY_LOG_CHARS) -> Instan
     statement = (f"A warning in `{path}` names a required field that the schema lacks. "
                  "Set `EXTRA_FIELDS` in `extra.py` to hold that field.")
     demo = [_call("view", path=path), _call("create", path="extra.py", file_text=after), _call("submit")]
+    guess = rng.choice(_FIELDS)  # drawn last: every earlier draw, and so the instance, is as before
+    flawed = [_call("create", path="extra.py", file_text=f"EXTRA_FIELDS = ('{guess}',)\n"), _call("submit")]
     log = "\n".join(lines) + "\n"
     return Instance("noisy_log", seed, statement, {path: log, "schema.py": before, "extra.py": "EXTRA_FIELDS = ()\n"},
                     {"extra.py": after}, {"tests/test_task.py": test}, demo, log_chars=len(log),
-                    warning_line=1 if lines[0] == warning else len(lines))
+                    warning_line=1 if lines[0] == warning else len(lines), flawed_demonstration=flawed)
 
 
 # ---- (c) bug_location: which of several files --------------------------------------------------------
