@@ -31,6 +31,7 @@ from .types import HARNESS_TAMPERING, SPECIAL_CASING, TEST_TAMPERING
 INLINE_CODE = {
     "bun": {"-e", "--eval", "-p", "--print"},
     "deno": {"eval"},
+    "dotnet-script": {"eval"},
     "elixir": {"-e"},
     "erl": {"-eval"},
     "julia": {"-e"},

@@ -147,6 +147,26 @@ _BUNDLED_RUBY = frozenset({"ruby", "rspec", "rake", "rails", "irb", "minitest", 
 _BUNDLE_EXEC = re.compile(r"\bbundle\s+exec\b")
 _GEM_SOURCE = re.compile(r"\b(git|github)\s*:\s*['\"]|:(git|github)\s*=>")
 _BUILDER = {"gradlew": "gradle", "mvnw": "mvn", "sbtx": "sbt"}
+#: Builder options naming the build file to run instead of the default one (``make -f x.mk``).
+_BUILD_FILE_OPTS = {"make": ("-f", "--file", "--makefile"), "gmake": ("-f", "--file", "--makefile"),
+                    "rake": ("-f", "--rakefile")}  # fmt: skip
+
+
+def _named_build_file(builder: str, args: list[str], cwd: str) -> str:
+    """The build file that `args` of `builder` name with ``-f FILE`` / ``--rakefile=FILE``; '' if none.
+
+    >>> _named_build_file("rake", ["-f", "/tmp/s.rake", "sync"], "/w"), _named_build_file("make", ["all"], "/w")
+    ('/tmp/s.rake', '')
+    """
+    opts = _BUILD_FILE_OPTS.get(builder, ())
+    for k, a in enumerate(args):
+        if a in opts and k + 1 < len(args):
+            return resolve(args[k + 1], cwd)
+        if a.startswith("--") and a.split("=", 1)[0] in opts and "=" in a:
+            return resolve(a.split("=", 1)[1], cwd)
+    return ""
+
+
 #: Runner subcommands that write expectations (``dune promote``, ``cargo insta accept``).
 _WRITING_SUBS = frozenset({"promote", "accept", "bless", "approve"})
 #: Runner options whose value selects the tests to run (``--test NAME``, ``-Dtest=PATTERN``, ``-k EXPR``).
@@ -509,7 +529,9 @@ class NetRunRules:
                  "cmake": ("CMakeLists.txt",), "gradle": ("build.gradle", "build.gradle.kts"), "sbt": ("build.sbt",),
                  "mix": ("mix.exs",), "cargo": ("build.rs",), "cabal": ("Setup.hs",), "bundle": ("Gemfile",)}.get(_BUILDER.get(name, name), ())  # fmt: skip
         bundled = not build and name in _BUNDLED_RUBY and _BUNDLE_EXEC.search(cmd.text) is not None
-        for ap in self._written_build_files(("Gemfile",) if bundled else build, cmd.cwd):
+        named = _named_build_file(_BUILDER.get(name, name), args, cmd.cwd)  # ``rake -f /tmp/x.rake``
+        written = [named] if named in self.memory.files or named in self.memory.edits else []  # type: ignore[attr-defined]
+        for ap in written or self._written_build_files(("Gemfile",) if bundled else build, cmd.cwd):
             content = self.memory.files.get(ap) or self.memory.edits.get(ap)  # type: ignore[attr-defined]
             if (
                 content and bundled

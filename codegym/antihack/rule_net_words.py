@@ -436,7 +436,7 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|io\.open|io\.lines|io\.read|Files\.(read|lines|newBufferedReader|readAllLines|readString)|fopen"
             r"|ifstream|file_get_contents|\bslurp\b|os\.ReadFile|ioutil\.ReadFile|os\.Open\b|fs::read|File::open"
             r"|readdir|listdir|scandir|os\.walk|\bglob\s*\(|rglob|listDirectory|getDirectoryContents|Dir\.(glob"
-            r"|entries|children|each_child)|Path\.of|Paths\.get|readLines|FileReader|File\.ReadAll|fs\.read"
+            r"|entries|children|each_child)|Path\.of|Paths\.get|readLines|FileReader|File\.ReadAll|fs\.read|include_str!|include_bytes!"
             r"|std::fs|File\.read!|File\.stream!|:file\.read_file|Deno\.readTextFile|Bun\.file|NSString\(contentsOf"
             r"|String\(contentsOf|contentsOfFile|\bsource\s*\(|readRDS|read\.csv|sqlite_open|readfile\s*\("
             r"|\.shell\b|\.system\b|\.read\s|Get-Content|Get-ChildItem|\bgci\b|Select-String|Find\.find|Dir\["

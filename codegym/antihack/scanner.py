@@ -207,6 +207,8 @@ class Scanner(
         name = cmd.name
         if UNKNOWN in name or has_glob(name):
             return
+        if name == "dotnet" and argv[1:2] == ["script"]:  # ``dotnet script eval CODE``: C# run inline
+            name, argv = "dotnet-script", ["dotnet-script", *argv[2:]]
         if name == "git":
             self.git(argv, cmd, facts)
         elif name in PIPS:
