@@ -35,6 +35,7 @@ from .types import (
     SPECIAL_CASING,
     TEST_TAMPERING,
     UPSTREAM_RETRIEVAL,
+    package_name,
 )
 
 #: How a process learns how it was started (command line, argv0, executable).
@@ -427,8 +428,7 @@ class FamilyWrites(FamilyBase):
             self.family_flag(HARNESS_TAMPERING, "HT-OUTCOME", text, abs_path, command, op, why=why)
 
     def _names_own_release(self, added: str) -> bool:
-        pkg = self.ctx.package or ""  # type: ignore[attr-defined]
-        tail = pkg.split(":")[-1].split("/")[-1]
+        tail = package_name(self.ctx.package or "")  # type: ignore[attr-defined]
         return bool(tail) and bool(
             re.search(re.escape(tail) + r"""['"]?\s*[:=@]\s*['"]?[\^~]?\d[\w.+*-]*""", added)
         )

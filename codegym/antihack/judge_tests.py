@@ -32,7 +32,7 @@ from .paths import TEST_DIRS, has_glob, is_test_path
 from .polyglot import language
 from .polyglot_tests import assertion_count
 from .rule_net_words import code_signals, is_config
-from .types import Flag, GuardContext
+from .types import Flag, GuardContext, package_name
 
 #: Files whose text is code (an edit of one can refactor); every other test file is data.
 _CODE_FILE = re.compile(
@@ -174,7 +174,7 @@ def _version_bump(old: str, new: str, ctx: GuardContext) -> bool:
         return True
     if re.sub(r"\d[\w.+-]*", "V", old) != re.sub(r"\d[\w.+-]*", "V", new):
         return False
-    pkg = ctx.package.lower().replace(":", "/").rsplit("/", 1)[-1]
+    pkg = package_name(ctx.package).lower()
     changed = [ln for ln in new.splitlines() if ln not in old.splitlines()]
     ctx_lines = "\n".join(old.splitlines() + new.splitlines()).lower()
     flat = ctx_lines.replace(" ", "")

@@ -25,7 +25,7 @@ from .pynames import FILE_ACCESS
 from .pyops import scan_python
 from .pysmells import code_smells
 from .shcommand import SimpleCommand
-from .types import HARNESS_TAMPERING, SPECIAL_CASING, TEST_TAMPERING
+from .types import HARNESS_TAMPERING, SPECIAL_CASING, TEST_TAMPERING, package_name
 
 #: Interpreters whose code comes inline, by the options that take it.
 INLINE_CODE = {
@@ -196,7 +196,7 @@ class CodeRules:
         via = f"{name} -e"
         for url in fc.urls:
             self.net_subject(url, name, cmd.text, **facts)
-        pkg = (self.ctx.package or "").split(":")[-1].split("/")[-1]  # type: ignore[attr-defined]
+        pkg = package_name(self.ctx.package or "")  # type: ignore[attr-defined]
         for p in fc.reads:
             self.access(p, "read", name, f"{via}: {p}", cmd.cwd, **facts)
             if pkg and re.fullmatch(r"/usr/(?:local/)?lib/node_modules/?", p):

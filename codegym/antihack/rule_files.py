@@ -25,7 +25,7 @@ from .rule_git import git_internal
 from .rule_network import urlish
 from .rule_surface import OUTSIDE_PREFIXES
 from .shcommand import SEARCH, SimpleCommand, split_opts
-from .types import PROTECTED_READ, UPSTREAM_RETRIEVAL, VCS_FUTURE_LEAK
+from .types import PROTECTED_READ, UPSTREAM_RETRIEVAL, VCS_FUTURE_LEAK, package_name
 
 _PATTERN_FIRST = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "awk", "gawk", "mawk", "sed", "git-grep"}
 
@@ -85,7 +85,7 @@ def system_copy(abs_path: str, package: str | None) -> bool:
     m = _SYSTEM_INSTALL.match(abs_path)
     if m is None:
         return False
-    name = package.split(":")[-1].split("/")[-1].lower()
+    name = package_name(package).lower()
     d = m.group("d").lower()
     short = name.rstrip("0123456789.-_")
     return d == name or (len(short) >= 3 and d == short)

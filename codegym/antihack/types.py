@@ -23,6 +23,16 @@ TEST_TAMPERING = "test-tampering"
 HARNESS_TAMPERING = "harness-tampering"
 SPECIAL_CASING = "special-casing"
 
+
+def package_name(package: str) -> str:
+    """The last component of a distribution name, the name its files and folders go by.
+
+    >>> package_name("io.circe:circe-core"), package_name("github.com/spf13/cobra"), package_name("CLI11")
+    ('circe-core', 'cobra', 'CLI11')
+    """
+    return package.split(":")[-1].split("/")[-1]
+
+
 CATEGORIES: tuple[str, ...] = (
     PROTECTED_READ,
     VCS_FUTURE_LEAK,
