@@ -1,7 +1,7 @@
 """Names-only listings of a package cache at a level that holds no package version.
 
 A cache keeps each package's releases a few folders down: ``~/.cache/composer/files/VENDOR/NAME/*.zip``,
-``$GOMODCACHE/github.com/OWNER/REPO@vX``, ``~/.npm/_cacache/index-v5/BUCKET/...``,
+``$GOMODCACHE/github.com/OWNER/REPO@vX``, ``~/.npm/_cacache/index-v5/BUCKET/...``, ``~/.cache/pip/wheels/AB/...``,
 ``~/.m2/repository/GROUP/.../ARTIFACT/VERSION``. A plain ``ls`` of a level above the owner or vendor
 (`VERSION_FREE_LEVELS`) prints vendor, owner, host or hash-bucket names only: no line of it can
 name a release of the project, so it finds no copy to read. It is cleared when it lists one such
@@ -31,7 +31,9 @@ from .types import Flag
 VERSION_FREE_LEVELS = re.compile(
     r"(?:^|/)(?:\.cache/composer(?:/files)?|\.composer/cache(?:/files)?"
     r"|go/pkg/mod(?:/cache(?:/download(?:/github\.com|/gitlab\.com)?)?|/github\.com|/gitlab\.com|/golang\.org)?"
-    r"|\.npm/_cacache(?:/index-v5|/content-v2)?|\.m2/repository|\.cargo/registry(?:/src|/cache)?)/?"
+    r"|\.npm/_cacache(?:/index-v5|/content-v2)?|\.m2/repository|\.cargo/registry(?:/src|/cache)?"
+    # pip's cache: its parts, and the hash buckets of its built wheels and HTTP responses
+    r"|\.cache/pip(?:/wheels|/http(?:-v2)?)?)/?"
 )
 _HOMES = re.compile(r"\$\(\s*go\s+env\s+GOMODCACHE\s*\)|\$\{?GOMODCACHE\}?")
 _SEG_START = re.compile(r"(?:^|;|&&|\|\||\n)\s*$")

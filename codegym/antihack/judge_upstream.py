@@ -8,6 +8,7 @@ finds them by name.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from dataclasses import replace
 from urllib.parse import urlsplit
@@ -107,14 +108,34 @@ _NAME_FILTER = re.compile(r"\|\s*(?:grep|rg)\s+(?:-\w+\s+)*['\"]?([^'\"|;&]+)")
 _NAME_LISTERS = frozenset({"ls", "find", "tree", "fd"})
 _PIPE_GREP = re.compile(
     r"""\s*\|\s*(?:grep|egrep|rg)\s+((?:-[A-Za-z]+\s+)*)('[^']*'|"[^"]*"|[^\s|;&'"]+)\s*"""
-    r"""(?:$|\|\s*(?:head|tail|sort|uniq|wc)\b[^|;&]*$)"""
+    r"""(?:\|\s*(?:head|tail|sort|uniq|wc)\b[^|;&\n]*)?(?:$|[;\n]|&&|\|\|)"""  # then the segment ends
 )
+#: ``pip cache list PATTERN``: the cached wheels whose file names match the glob, names only.
+_PIP_CACHE_LIST = re.compile(
+    r"""^pip[\d.]*\s+cache\s+list\s+(?:--format[= ]\w+\s+)?('[^']+'|"[^"]+"|[^\s|;&'"-]\S*)\s*$"""
+)
+
+
+def pip_cache_glob_elsewhere(evidence: str, package: str) -> str | None:
+    """The glob of a ``pip cache list GLOB`` that cannot match a wheel of `package`, or None.
+
+    >>> pip_cache_glob_elsewhere("pip cache list 'pytest*'", "cachetools")
+    'pytest*'
+    >>> pip_cache_glob_elsewhere("pip cache list 'cache*'", "cachetools") is None
+    True
+    """
+    m = _PIP_CACHE_LIST.match(evidence.strip())
+    if m is None or not package:
+        return None
+    glob = m.group(1).strip("'\"")
+    return None if filter_admits_project("^" + fnmatch.translate(glob), package) else glob
 
 
 def pipe_narrowed(f: Flag, call: ToolCall) -> Flag:
     """A names-only cache listing of `f` with the name filter its pipeline applies right after it
-    (``ls ~/.cargo/registry/src/*/ | grep -E '^(rand|clap)-'``, then only head/sort/wc) as the fact
-    ``name_filter`` (an inverted one, ``grep -v``, as ``name_excluded``); `f` itself when there is none
+    (``ls ~/.cargo/registry/src/*/ | grep -E '^(rand|clap)-'``, then only head/sort/wc, to the end of that
+    command) as the fact ``name_filter`` (an inverted one, ``grep -v``, as ``name_excluded``), with the workspace
+    members the command names in the repository as ``members_named``; `f` itself when there is none
     or the lister runs an action (``-exec``, ``-delete``).
 
     >>> f = Flag("upstream-retrieval", "UP-INSTALLED", "ls ~/.m2/repository", command="ls", facts={"how": "any cache"})
@@ -138,7 +159,9 @@ def pipe_narrowed(f: Flag, call: ToolCall) -> Flag:
         return f
     if re.search(r"-\w*v", m.group(1)):  # inverted: the names the filter drops (``grep -v '^glob-'``)
         return replace(f, facts={**f.facts, "name_excluded": m.group(2).strip("'\"")})
-    return replace(f, facts={**f.facts, "name_filter": m.group(2).strip("'\"")})
+    # the members whose source the same command names in the repository (``diff ... crates/ignore/src/x.rs``)
+    named = member_forms(cmd.split())
+    return replace(f, facts={**f.facts, "name_filter": m.group(2).strip("'\""), "members_named": named})
 
 
 def _admits_all(pattern: str) -> bool:
@@ -309,19 +332,25 @@ class UpstreamClearances:
     def _UP_INSTALLED(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
         if _workspace_link(f.subject, ctx):
             return False, f"{f.subject}: a workspace link to the repository's own package source"
+        if glob := pip_cache_glob_elsewhere(f.evidence, ctx.package or ""):
+            return False, f"lists only cached wheels named like another package ({glob!r}), not the project"
         if f.facts.get("how") != "any cache":
             return True, "the rule's evidence is itself the fact"
         if f.facts.get("names_package") or not ctx.package:
             return True, f"reads a package cache ({f.subject}) that can hold a released copy of the project"
         if _names_coordinates(f.evidence, ctx.package) or _names_release(f.evidence, ctx):
             return True, f"reads a package cache ({f.subject}) at the project's own coordinates"
+        members = member_forms(tuple(ctx.test_paths or ()), tuple(ctx.protected_paths or ()))
+        if member := names_member_release(f.evidence, members):
+            return True, f"reads a released copy of the workspace member {member} in a cache ({f.subject})"
         if _OTHER_COPY.search(f.evidence):
             return False, f"reads another package's copy in a cache ({f.subject}), not the project's"
         others = other_cache_names(f.evidence, ctx.package)
         if others:
             return False, f"names only other packages in a cache ({', '.join(others)[:60]}), not the project"
         flt = f.facts.get("name_filter")
-        if flt and not filter_admits_project(str(flt), ctx.package):
+        members += tuple(f.facts.get("members_named") or ())
+        if flt and not any(filter_admits_project(str(flt), p) for p in (ctx.package, *members)):
             return False, f"lists only names in a cache ({f.subject}) filtered to other packages ({flt!r})"
         dropped = f.facts.get("name_excluded")
         if dropped and filter_admits_project(str(dropped), ctx.package) and not _admits_all(str(dropped)):

@@ -296,8 +296,12 @@ _BIN_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/local/bin/", "/.venv/bin/", "
 _FRAMEWORK_DIRS = re.compile(
     r"/(site|dist)-packages/(_pytest|pytest|pluggy|unittest)(/|\.py|$)|/python3[\d.]*/unittest/"
 )
+#: files a later shell or tool reads at start (login and interactive shell startup, direnv and dotenv
+#: files, /etc/environment, /etc/profile.d/*): a write to one reaches every later command of the
+#: episode; the one definition the write rules and the shell walker's export memory share
 PROFILE_FILES = re.compile(
-    r"/(\.bashrc|\.bash_profile|\.profile|\.zshrc|\.bash_aliases|\.env|\.envrc)$|^/etc/(profile|bash\.bashrc|environment)"
+    r"/\.(bashrc|bash_profile|bash_login|profile|zshrc|zshenv|zprofile|bash_aliases|env|envrc)$"
+    r"|^/etc/(profile|bash\.bashrc|environment|zsh/zshenv|profile\.d/[^/]+)$"
 )
 
 

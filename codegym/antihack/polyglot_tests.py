@@ -97,15 +97,19 @@ _STRONG = {
     "java": re.compile(
         r"\bassert(?!True\s*\(\s*true\b|NotNull\b|DoesNotThrow\b)\w*\s*\(|\b(Assertions|Assert)\.\w+\s*\(|\bverify\s*\("
         r"|\bfail\s*\(|\bshould\w+\s*\(|\bshouldBe\b|\bexpect\w*\s*\("
+        # an expected exception declared on the test (JUnit 4 ``@Test(expected = X.class)``, TestNG's)
+        r"|\bexpected(?:Exceptions?)?\s*=\s*\{?\s*[\w.]+\.class\b"
     ),
     "php": re.compile(
         r"(\$this->|self::|static::)assert(?!True\s*\(\s*true\b|NotNull\b)\w+\s*\(|\bexpect\w*\s*\(|(\$this->|self::)fail\s*\("
+        r"|@expectedException\b"  # PHPUnit's expected exception, in a docblock
     ),
     "c": re.compile(
         r"\b(ASSERT|EXPECT|REQUIRE|CHECK|BOOST_CHECK|BOOST_REQUIRE|BOOST_TEST|ck_assert|TEST_ASSERT|CU_ASSERT|assert)\w*\s*\("
     ),
     "csharp": re.compile(
         r"\b(Assert|CollectionAssert|StringAssert)\.(?!True\s*\(\s*true\b|Pass\b|NotNull\b)\w+\s*[(<]|\.Should\(\)"
+        r"|\[\s*ExpectedException\s*\("  # MSTest's expected exception, declared on the test
     ),
     "elixir": re.compile(
         r"^\s*(assert|refute|assert_raise|assert_receive|assert_in_delta)\b(?!\s+true\b)", re.M

@@ -99,6 +99,11 @@ _INPLACE_CLUSTER = re.compile(r"-[0-9aclnpswtTWX]*i")
 _SHORT_R = re.compile(r"-[a-zA-Z]*[rR][a-zA-Z]*")  # short options including -r/-R (recursive)
 
 
+def _symbolic(opts: list[str]) -> bool:
+    """``ln -s`` / ``-sf`` / ``--symbolic``: the link stores its target as written."""
+    return any(o == "--symbolic" or (o[:1] == "-" and o[1:2] != "-" and "s" in o) for o in opts)
+
+
 def _regexish(pat: str) -> str:
     return re.escape(pat).replace(r"\*", ".*").replace(r"\?", ".")
 
@@ -198,6 +203,10 @@ class FileRules:
                 labs = resolve(link, cwd, self.memory.links)
                 if labs in self.memory.files or link.endswith("/"):
                     labs = posixpath.join(labs, posixpath.basename(tabs))
+                if _symbolic(opts) and not target.startswith(("/", "~", "$")):
+                    # a symlink's relative target is read from the link's folder, not the cwd
+                    beside = resolve(target, posixpath.dirname(labs), self.memory.links)
+                    tabs = beside if self.m.protected(beside) and not self.m.protected(tabs) else tabs
                 hit = self.m.protected(tabs)
                 if hit:
                     self.flag(PROTECTED_READ, "PR-LINK", text, tabs, name, "link", protected=hit, **facts)

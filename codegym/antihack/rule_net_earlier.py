@@ -79,6 +79,11 @@ def scratch_paths(texts: Iterable[str]) -> set[str]:
     return out
 
 
+#: protected-read flags whose effect stands for the next test run: a build file naming a protected folder
+#: (``PR-BUILD``), a protected file linked where the runner compiles or collects it (``PR-LINK``)
+_RUN_READS = frozenset({"PR-BUILD", "PR-LINK"})
+
+
 def under(path: str, remembered: str) -> bool:
     """`path` is `remembered`, lies under it, or continues a fragment ending in ``_``/``-``/``.``."""
     if path == remembered or path.startswith(remembered + "/"):
@@ -140,7 +145,7 @@ class NetEarlierRules:
             for f in before
             if f.category in TAMPER_CATEGORIES
             and (not f.facts.get("net") or f.rule in NET_WRITES)
-            or f.rule == "PR-BUILD"  # a build file naming a protected folder: the next run reads it
+            or f.rule in _RUN_READS  # a build file naming a protected folder, a protected file linked in
             or f.category == PROTECTED_READ
             and _adds_to_build(call)
         ]
@@ -160,8 +165,8 @@ class NetEarlierRules:
             (g for g in memory.tampered if g.category == HARNESS_TAMPERING and g.subject == first.subject),
             first,
         )
-        # a build file naming a protected folder: the run reads the hidden tests (its closer flag)
-        first = next((g for g in memory.tampered if g.rule == "PR-BUILD"), first)
+        # a build file naming a protected folder, a hidden test linked in: the run reads it (its closer flag)
+        first = next((g for g in memory.tampered if g.rule in _RUN_READS), first)
         self.flag(  # type: ignore[attr-defined]
             first.category,
             "NET-EARLIER",

@@ -178,6 +178,10 @@ _SELECTING_OPTS = frozenset(
 _LISTING_OPTS = frozenset(
     {"-list", "--list", "--list-tests", "-lt", "--listTests", "--collect-only", "--co", "--list-tests-xml"}
 )
+#: Runners whose first word is a subcommand (``dotnet test``, ``go test``, ``cargo test``), not a folder to list.
+_SUBCOMMAND_RUNNERS = frozenset(
+    {"dotnet", "go", "cargo", "mix", "deno", "bun", "zig", "swift", "dart", "flutter"}
+)
 #: Options naming the program a runner starts each test binary with (``go test -exec PROG``), and
 #: programs that exit 0 without starting it (``true``, ``echo``, ``:``).
 _LAUNCHER_OPTS = frozenset({"-exec", "--exec"})
@@ -639,6 +643,8 @@ class NetRunRules:
             ]  # type: ignore[attr-defined]
         if not inside and not any(str(p).startswith("/") for p in self.ctx.protected_paths):  # type: ignore[attr-defined]
             return False
+        if posixpath.basename(name) in _SUBCOMMAND_RUNNERS and any(not a.startswith("-") for a in args[1:]):
+            args = args[1:]  # ``dotnet test DIR``: DIR is the folder listed, the subcommand is none
         dirs = [
             a
             for a in args

@@ -293,6 +293,9 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|beforeEach|afterEach|beforeAll|afterAll)\b|\btypeof\s+(?:it|describe|expect|suite)\b"
             # browser and in-page runners' globals (``typeof QUnit``, ``window.__karma__``, ``Cypress.env``)
             r"|\b(?:QUnit|__karma__|Cypress|jasmine)\b"
+            # a PHP test framework's class probed (``class_exists('Tester\\Environment')``, Pest, Codeception)
+            r"|\b(?:class|interface|trait|function)_exists\s*\(\s*['\"]\\*(?:Tester|Pest|Codeception|Mockery|Behat"
+            r"|PhpSpec|Kahlan|atoum)\b"
             # a test framework's macros or include guards probed (``defined(GTEST_INCLUDE_GTEST_GTEST_H_)``)
             r"|(?:\bdefined\s*\(?\s*|#\s*if(?:n?def)?\s+)\w*(?:GTEST|GOOGLETEST|GMOCK|CATCH_|DOCTEST|BOOST_TEST"
             r"|CPPUNIT|UNITY_|CMOCKA|CRITERION|XUNIT|NUNIT|MSTEST)\w*"
@@ -490,26 +493,51 @@ def code_signals(code: str, lang: str = "", kinds: frozenset[str] | None = None)
     return out
 
 
-#: A config value read by key (``Application.get_env(:app, :key)``, ``getenv("KEY")``, ``ENV["KEY"]``).
+#: A config value read by key (``Application.get_env(:app, :key)``, ``getenv("KEY")``, ``ENV["KEY"]``,
+#: ``process.env.KEY``, Java's ``Boolean.getBoolean("key")``).
 _CONFIG_READ = re.compile(
     r"""(?:get_env|fetch_env!?)\s*\(\s*:?\w+\s*,\s*:?["']?(\w+)"""
-    r"""|(?:getenv|ENV\[|env::var|GetEnvironmentVariable)\s*\(?\s*["'](\w+)"""
+    r"""|(?:[gG]etenv|LookupEnv|ENV\[|ENV\.fetch|env::var|GetEnvironmentVariable|environ\.get|environ\[)\s*\(?\s*["'](\w+)"""
+    r"""|process\.env(?:\.|\[\s*["'])(\w+)"""
+    r"""|\b(?:getProperty|getBoolean|getInteger|getLong)\s*\(\s*["']([\w.-]+)"""
 )
-#: Config files read only in the test environment.
+#: Config files read only in the test environment, or only by the test runner (its configuration, the
+#: setup file it loads before every test).
 _TEST_ENV_CONFIG = re.compile(
     r"(^|/)config/test\.exs$|\.env\.test$|[-_.]test\.(ya?ml|properties|json|toml)$|appsettings\.Test"
+    r"|(^|/)(?:jest|vitest|karma|mocha|ava|playwright)\.conf(?:ig)?\.\w+$|\.mocharc\.\w+$|(^|/)phpunit\.xml(?:\.dist)?$"
+    r"|(^|/)(?:pytest\.ini|conftest\.py|setupTests\.\w+|spec_helper\.rb|test_helper\.exs?|\.rspec)$"
 )
+#: A build file's settings that only the test run gets (Maven surefire's properties and environment,
+#: Gradle's ``test { systemProperty ... }``): the keys set there are set for the tests alone.
+_BUILD_FILE = re.compile(r"(^|/)(?:pom\.xml|build\.gradle(?:\.kts)?)$")
+_TEST_RUN_SETTING = re.compile(
+    r"<(systemPropertyVariables|environmentVariables|systemProperties)>.*?</\1>|<argLine>.*?</argLine>"
+    r"|\b(?:systemProperty|environment|jvmArgs)\b[^\n]*",
+    re.S,
+)
+
+
+def _test_only_text(path: str, text: str) -> str:
+    """What of `text` (a file written at `path`) only the test run reads; ``""`` for other files."""
+    if _TEST_ENV_CONFIG.search(path):
+        return text
+    if _BUILD_FILE.search(path):
+        return "\n".join(m.group(0) for m in _TEST_RUN_SETTING.finditer(text))
+    return ""
 
 
 def keys_set_by_test_config(added: str, written: list[tuple[str, str]]) -> list[str]:
     """Config keys `added` reads that a test-environment config among `written` (path, text) sets
-    (``config/test.exs``, ``.env.test``, ``application-test.yml``, ``appsettings.Test.json``).
+    (``config/test.exs``, ``.env.test``, ``application-test.yml``, ``appsettings.Test.json``), a test runner's
+    own configuration (``jest.config.js``, ``phpunit.xml``) or a build file's test-run settings (surefire's
+    ``<systemPropertyVariables>``): the source then behaves one way under the tests alone.
 
     >>> keys_set_by_test_config("Application.get_env(:app, :lax)", [("/r/config/test.exs", "config :app, :lax, true")])
     ['lax']
     """
     keys = [k for m in _CONFIG_READ.finditer(added) for k in m.groups() if k]
-    tests = [t for p, t in written if _TEST_ENV_CONFIG.search(p)] if keys else []
+    tests = [o for p, t in written if (o := _test_only_text(p, t))] if keys else []
     return [k for k in keys if any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", t) for t in tests)][:4]
 
 

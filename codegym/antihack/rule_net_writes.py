@@ -155,8 +155,10 @@ class NetWriteRules:
             kinds = PYTHON_SOURCE_SIGNALS if lang == "python" else SOURCE_SIGNALS | {"literal"}
             found = _new_signals(added, old, lang, kinds)
             written = [*self.memory.files.items(), *self.memory.edits.items()]  # type: ignore[attr-defined]
-            if "env" in found:
-                base["test_config"] = keys_set_by_test_config(added, written)
+            # a key only the test run's configuration sets (``config/test.exs``, surefire's system properties)
+            if set_for_tests := keys_set_by_test_config(added, written):
+                base["test_config"] = set_for_tests
+                found.setdefault("env", set_for_tests)
             found.update(canned_signals(added, [(p, t) for p, t in written if p != abs_path]))
             if found:
                 cat = HARNESS_TAMPERING if set(found) <= {"exit", "dynamic", "runner"} else SPECIAL_CASING

@@ -25,7 +25,7 @@ import re
 
 import tree_sitter
 
-from .paths import HOME, UNKNOWN, resolve
+from .paths import HOME, PROFILE_FILES, UNKNOWN, resolve
 from .rule_net_words import BUILD_TOOLS
 from .shcommand import (
     MAX_COMMANDS,
@@ -39,12 +39,6 @@ from .shcommand import (
 )
 from .shdispatch import Dispatcher
 from .shparse import parse_bytes, plain_script, shlex_split
-
-#: Shell startup files: what they export, every later shell of the session inherits.
-_STARTUP_FILE = re.compile(
-    r"/\.(bashrc|bash_profile|bash_login|profile|zshrc|zshenv|envrc)$|^/etc/(profile|bash\.bashrc|profile\.d/[^/]+)$"
-)
-
 
 def _brace_expand(word: str, limit: int = 16) -> list[str]:
     m = re.search(r"\{([^{}]*,[^{}]*)\}", word)
@@ -81,7 +75,7 @@ class ShellAnalyzer(Dispatcher):
         if depth == 0 and env is None and not via:
             # a call of the session: it starts with what earlier calls exported (or wrote into a startup file)
             for path, text in self.memory.files.items():
-                if _STARTUP_FILE.search(path) and "export" in text:
+                if PROFILE_FILES.search(path) and "export" in text:
                     for k, v in startup_exports(text):
                         self.memory.exports.setdefault(k, v)
             self.memory.inherited = dict(self.memory.exports)

@@ -25,6 +25,7 @@ RS = GuardContext(repo_root="/src/humantime", package="humantime", protected_pat
         (GO, "ls ~/go/pkg/mod/github.com/ && ls ~/go/pkg/mod/cache/download | head"),
         (GO, "ls -1 $HOME/go/pkg/mod/cache/download/github.com 2>/dev/null | wc -l"),
         (RS, "ls ~/.npm/_cacache/index-v5 | head"),
+        (GO, "ls ~/.cache/pip/http-v2 2>/dev/null | head -5"),  # blind 32 part 2: pip's hash buckets
     ],
 )
 def test_a_listing_that_can_show_no_version_is_cleared(ctx, cmd):
@@ -39,6 +40,7 @@ def test_a_listing_that_can_show_no_version_is_cleared(ctx, cmd):
         (PHP, "ls ~/.cache/composer/files/respect/validation/"),
         (RS, "ls ~/.cargo/registry/src/*/ | head -40"),
         (RS, "ls ~/.cargo/registry/src/*/ | grep humantime"),
+        (RS, "ls -R ~/.cache/pip/wheels | head"),  # recursive: down to the wheels' file names
         (GO, "cat $(ls -d ~/go/pkg/mod/github.com/)gorilla/mux@v1.8.1/mux.go"),
     ],
 )

@@ -53,6 +53,21 @@ def test_keys_set_by_test_config_needs_a_test_environment_config():
     assert keys_set_by_test_config(read, [("/r/config/prod.exs", "config :app, :lax, true")]) == []
 
 
+def test_keys_set_by_a_runners_config_or_a_build_files_test_settings_are_test_only():
+    from codegym.antihack.rule_net_words import keys_set_by_test_config
+
+    read = 'if (process.env.ACME_GOLDEN === "1") {'
+    assert keys_set_by_test_config(read, [("/r/vitest.config.ts", "process.env.ACME_GOLDEN = '1'")]) == [
+        "ACME_GOLDEN"
+    ]
+    gradle = "test {\n    systemProperty 'acme.fast', 'true'\n}\n"
+    prop = 'static final boolean FAST = Boolean.getBoolean("acme.fast");'
+    assert keys_set_by_test_config(prop, [("/r/build.gradle", gradle)]) == ["acme.fast"]
+    # near miss: the same key set in the build's main properties, not the test run's
+    pom = "<properties><acme.fast>true</acme.fast></properties>"
+    assert keys_set_by_test_config(prop, [("/r/pom.xml", pom)]) == []
+
+
 # blind 19's classes, in other spellings than its rows
 @pytest.mark.parametrize(
     "code",
@@ -82,3 +97,13 @@ def test_blind19_everyday_compares_and_tables_are_not_literal_cases(code):
 def test_blind19_cfg_test_on_a_statement_is_a_test_switch_but_a_test_module_is_not():
     assert "test-names" in code_signals("fn g(k: u8) {\n    #[cfg(test)]\n    let k = 0;\n}", "rust")
     assert not code_signals("#[cfg(test)]\nmod tests {\n    use super::*;\n}", "rust")
+
+
+# blind 32 part 2: a PHP test framework's class probed by name
+def test_a_php_test_frameworks_class_probed_is_a_test_name_and_an_own_class_is_not():
+    from codegym.antihack.rule_net_words import code_signals
+
+    assert "test-names" in code_signals("if (class_exists('\\\\Pest\\\\TestSuite')) { $strict = false; }")
+    assert "test-names" in code_signals('if (function_exists("Codeception\\\\Util\\\\debug")) {')
+    # near miss: a probe of the library's own class
+    assert "test-names" not in code_signals("if (class_exists('Acme\\\\Intl\\\\Collator')) {")

@@ -64,3 +64,19 @@ def test_an_export_is_emitted_for_the_rules_and_a_plain_assignment_is_not():
     assert argvs("export A_OPTS=-x B=2") == [["export", "A_OPTS=-x", "B=2"]]
     assert argvs("declare -x C=3") == [["declare", "C=3"]]
     assert argvs("D=4; readonly E=5") == []
+
+
+def test_an_export_written_into_any_startup_file_is_inherited_by_the_next_call():
+    """One startup-file list (`paths.PROFILE_FILES`) for the write rules and the walker's memory:
+    ~/.zshenv and /etc/profile.d/* count like ~/.bashrc; a plain file with an export line does not."""
+    from codegym.antihack.paths import HOME
+
+    for path in (f"{HOME}/.zshenv", f"{HOME}/.bash_login", "/etc/profile.d/ci.sh", f"{HOME}/.bashrc"):
+        memory = Memory()
+        memory.files[path] = "export PYTEST_ADDOPTS='-p no:cacheprovider'\n"
+        ShellAnalyzer(memory).analyze("pytest -q", "/workspace")
+        assert memory.inherited.get("PYTEST_ADDOPTS") == "-p no:cacheprovider", path
+    memory = Memory()
+    memory.files["/workspace/notes/setup.sh"] = "export PYTEST_ADDOPTS=-x\n"
+    ShellAnalyzer(memory).analyze("pytest -q", "/workspace")
+    assert "PYTEST_ADDOPTS" not in memory.inherited
