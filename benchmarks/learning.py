@@ -1,6 +1,7 @@
 """Does RL generalize? Held-out pass@1 on the task families, RL arms against controls, per seed.
 
-    .venv/bin/python benchmarks/learning.py --algo ppo gigpo --seeds 0 1 2 --minutes 20
+    .venv/bin/python benchmarks/learning.py --algo gigpo ppo --seeds 0 1 2 --tasks-per-iteration 8 --env-steps 2000 \
+        --train-tasks 256 --heldout-tasks 64 --threads 1          # the published target run (3/3)
     .venv/bin/python benchmarks/learning.py --algo gigpo ppo grpo tree_grpo gdpo --env-steps 3000 --seeds 0
     .venv/bin/python benchmarks/learning.py --families lookup noisy_log --train-tasks 48 --heldout-tasks 48
     .venv/bin/python benchmarks/learning.py --families noisy_log --context-budget 512 --compaction-strategy window \
