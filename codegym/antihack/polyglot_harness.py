@@ -147,7 +147,7 @@ _OTHER_RUNNER_FILES = {
     ".mavenrc": "maven", "init.gradle": "gradle", "init.gradle.kts": "gradle",
     "junit-platform.properties": "junit", "testng.xml": "junit", "logback-test.xml": "",
     "Directory.Build.props": "dotnet", "Directory.Build.targets": "dotnet", "xunit.runner.json": "dotnet",
-    "global.json": "dotnet", "nunit.runsettings": "dotnet",
+    "global.json": "dotnet", "nunit.runsettings": "dotnet", "Directory.Build.rsp": "dotnet",
     "karma.conf.js": "js-runner", "playwright.config.ts": "js-runner", "playwright.config.js": "js-runner",
     "cypress.config.ts": "js-runner", "cypress.config.js": "js-runner", ".nycrc": "js-runner", "ava.config.js": "js-runner",
     ".c8rc": "js-runner", "wdio.conf.js": "js-runner", "jasmine.json": "js-runner", ".taprc": "js-runner",

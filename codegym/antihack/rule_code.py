@@ -46,7 +46,40 @@ INLINE_CODE = {
     "Rscript": {"-e"},
     "osascript": {"-e"},
     "tclsh": {"-c"},
+    "dart": set(),  # no inline code; ``dart FILE`` / ``dart run FILE`` runs a program written earlier
 }
+#: Runners whose ``run`` subcommand takes the program's file (``dart run tool/x.dart``, ``deno run x.ts``).
+_RUN_SUBCOMMAND = frozenset({"dart", "deno", "bun"})
+
+
+#: A loop over a program's own arguments, by language: its variable is group 1 (Dart's ``main(List<String>
+#: args)`` then ``for (final f in args)``, Ruby's ``ARGV.each do |f|``, Node's ``for (const f of
+#: process.argv.slice(2))``).
+_ARG_LOOPS = (
+    r"\bfor\s*\(\s*(?:final|var|String)\s+(\w+)\s+in\s+(?:args|arguments|argv|files|paths)\s*\)",
+    r"\bARGV\.each\s*(?:do\s*|\{\s*)\|\s*(\w+)\s*\|",
+    r"\bfor\s*\(\s*(?:const|let|var)\s+(\w+)\s+of\s+process\.argv\.slice\(\s*2\s*\)\s*\)",
+)
+#: A write of the file a variable names (``{v}``): Dart, Ruby, Node.
+_WRITE_OF = r"File\(\s*{v}\s*\)\s*\.\s*writeAsString|File\.write\(\s*{v}\b|writeFileSync\(\s*{v}\b"
+
+
+def writes_its_arguments(code: str) -> bool:
+    """Whether a program loops over its own command-line arguments and writes back each file one names
+    (a rewrite applied to the files given: ``dart run tool/fix.dart test/a_test.dart``)."""
+    for loop in _ARG_LOOPS:
+        for m in re.finditer(loop, code):
+            if re.search(_WRITE_OF.format(v=re.escape(m.group(1))), code[m.end() :]):
+                return True
+    return False
+
+
+def _program_operands(argv: list[str]) -> list[str]:
+    """The operands of a runner's command line, less a leading ``run`` subcommand (`_RUN_SUBCOMMAND`)."""
+    ops = [a for a in argv[1:] if not a.startswith("-")]
+    if ops[:1] == ["run"] and argv[0].rsplit("/", 1)[-1] in _RUN_SUBCOMMAND:
+        return ops[1:]
+    return ops
 
 
 #: A PowerShell string built from pieces (``("rest"+"ore")``, ``'lo'+'g'``).
@@ -161,7 +194,7 @@ class CodeRules:
 
     def _script_operand(self, argv: list[str], cwd: str = "/") -> str | None:
         """The script a ``ruby x.rb`` / ``node x.js`` runs (relative to `cwd`), when this episode wrote it."""
-        ops = [a for a in argv[1:] if not a.startswith("-")]
+        ops = _program_operands(argv)
         return self.memory.files.get(resolve(ops[0], cwd, self.memory.links)) if ops else None
 
     def foreign(self, name: str, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
@@ -177,9 +210,16 @@ class CodeRules:
             if not a.startswith("-"):
                 rest.append(a)
             i += 1
+        if code is None and rest[:1] == ["run"] and name in _RUN_SUBCOMMAND:
+            rest = rest[1:]
         if code is None and rest:
             abs_src = resolve(rest[0], cmd.cwd, self.memory.links)
-            code, rest = self.memory.files.get(abs_src), []
+            code, rest, given = self.memory.files.get(abs_src), [], rest[1:]
+            if code and given and writes_its_arguments(code):
+                for f in given:
+                    self.write_path(
+                        f, None, "edit", name, cmd.text, cmd.cwd, program="script by argv", **facts
+                    )
         if not code:
             return
         in_place = (

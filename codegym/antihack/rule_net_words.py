@@ -180,7 +180,7 @@ _CONFIG_NAMES = {
         ".mocharc.yaml karma.conf.js .rspec .busted phpunit.xml phpunit.xml.dist .phpunit.xml codecov.yml "
         "ava.config.js playwright.config.ts cypress.config.ts .nycrc babel.config.js .babelrc test_helper.exs "
         "spec_helper.rb test_helper.rb rails_helper.rb setupTests.js setupTests.ts jest.setup.js jest.setup.ts "
-        "Directory.Build.props xunit.runner.json .runsettings CTestConfig.cmake CTestCustom.cmake test-driver "
+        "Directory.Build.props Directory.Build.rsp xunit.runner.json .runsettings CTestConfig.cmake CTestCustom.cmake test-driver "
         "tap-driver.sh test-driver.sh sitecustomize.py usercustomize.py".split(),
         "runner",
     ),

@@ -89,6 +89,19 @@ def _argv_written(code: str) -> set[int]:
     return out
 
 
+def _argv_loop_written(code: str) -> int:
+    """The first index N of a ``for p in sys.argv[N:]`` loop whose variable the script opens for
+    writing (``open(p, 'w')``, ``Path(p).write_text(...)``): every operand from N on is edited; 0 if none."""
+    for m in re.finditer(r"\bfor\s+(\w+)\s+in\s+sys\.argv\s*\[\s*(\d+)\s*:\s*\]", code):
+        v = re.escape(m.group(1))
+        if re.search(
+            rf"open\s*\(\s*{v}\s*,\s*(?:mode\s*=\s*)?['\"][wa]|Path\s*\(\s*{v}\s*\)\s*\.\s*write_(text|bytes)\s*\(",
+            code[m.end() :],
+        ):
+            return max(1, int(m.group(2)))
+    return 0
+
+
 class PolyglotCommands:
     """Mixed into `scanner.Scanner` (through `rule_polyglot.PolyglotRules`): the command dispatch
     of other ecosystems, and the handlers of commands that touch tests or protected paths."""
@@ -265,6 +278,9 @@ class PolyglotCommands:
                         program="script by argv",
                         **facts,
                     )
+        start = _argv_loop_written(code) if operands else 0
+        for f in operands[start - 1 :] if start else ():
+            self.write_path(f, None, "edit", "python", cmd.text, cmd.cwd, program="script by argv", **facts)
         for m in _PY_TEST_GLOB.finditer(code):
             arg = int(m.group("arg") or 0)
             if arg and arg > len(operands):

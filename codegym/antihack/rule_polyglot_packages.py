@@ -205,8 +205,23 @@ class PolyglotPackages:
         if len(argv) < 2:
             return
         sub = argv[1]
+        if sub in ("test", "build", "run", "bench", "rustc"):
+            self._cargo_targets(argv, cmd, facts)
         if sub in _CARGO_FETCH and not self._named_upstream(cmd):
             for a in argv[2:]:
                 if not a.startswith("-") and self._names_package(a):
                     self.flag(UPSTREAM_RETRIEVAL, "UP-PKG", cmd.text, a, "cargo", sub, fetch=True, **facts)
                     return
+
+    def _cargo_targets(self, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
+        """``cargo test --test NAME`` (``--bench``, ``--example``): the target is the file
+        ``tests/NAME.rs`` (``benches/``, ``examples/``), compiled and run: a read of that file (a
+        protected test target run on its own prints its assertions' values)."""
+        folders = {"--test": "tests", "--bench": "benches", "--example": "examples"}
+        for i, a in enumerate(argv[2:], 2):
+            opt, _, val = a.partition("=")
+            if opt not in folders:
+                continue
+            name = val or (argv[i + 1] if i + 1 < len(argv) else "")
+            if re.fullmatch(r"[\w-]+", name):
+                self.access(f"{folders[opt]}/{name}.rs", "read", "cargo", cmd.text, cmd.cwd, **facts)

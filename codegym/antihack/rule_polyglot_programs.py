@@ -4,7 +4,8 @@
 a ``go run`` file, a heredoc compiled with ``rustc -``) with `foreign.foreign_code`: the URLs it
 fetches, the paths it reads (``PR-PATH`` for a protected directory it walks or lists), Ruby asking
 RubyGems' index for the task's package (``UP-INSTALLED``), and the commands it runs
-(``system(...)``, ``execSync(...)``, ``exec.Command(...)``, ``Command::new(...)``, backticks),
+(``system(...)``, ``execSync(...)``, ``exec.Command(...)``, ``Command::new(...)``, Dart's
+``Process.runSync(...)``, backticks),
 which go back to the shell reader.
 
     >>> from codegym.antihack.scanner import Scanner
@@ -29,7 +30,7 @@ from .types import PROTECTED_READ, UPSTREAM_RETRIEVAL
 _GEM_API = re.compile(r"Gem::Specification|Gem\.loaded_specs|\bgem_dir\b|Gem::Installer|Gem\.(path|dir)\b")
 _EXEC_API = re.compile(
     r"\b(system|exec|execSync|execFileSync|execFile|spawn|spawnSync|popen|Popen|qx|exec\.Command|"
-    r"Command::new|shell_exec|passthru|proc_open)\s*[(\[{]"
+    r"Command::new|shell_exec|passthru|proc_open|Process\.runSync|Process\.run|Process\.start)\s*[(\[{]"
 )
 
 

@@ -39,7 +39,8 @@ _RUNNER_BINS = re.compile(
     r"|/go/bin/go$|/\.cargo/bin/(cargo|rustc)$|/toolchains/[^/]+/bin/(cargo|rustc)$|/go/src/testing/"
     r"|/(usr/local|usr)/bin/(go|cargo|node|npm|npx|make)$"
     r"|/bin/(go|gofmt|cargo|rustc|node|npm|npx|pnpm|yarn|make|pytest|py\.test|nose2|nosetests|tox|nox|rspec|rake"
-    r"|bundle|jest|vitest|mocha|python\d*(\.\d+)?|mvn|gradle|phpunit|ctest|mix|dotnet|elixir)$"
+    r"|bundle|jest|vitest|mocha|python\d*(\.\d+)?|mvn|gradle|phpunit|ctest|mix|dotnet|elixir"
+    r"|dart|flutter|deno|bun|swift|zig|sbt|lein|dune|cabal|stack)$"
     r"|/vendor/bin/(phpunit|pest|paratest|simple-phpunit)$|/(gradlew|mvnw)$"
 )
 #: Scripts of a repository that run its tests (overwritten whole, they decide what "passed" means).

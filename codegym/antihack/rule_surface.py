@@ -121,7 +121,8 @@ _RUNNER_PACKAGES = frozenset({"pytest", "pluggy", "nose", "nose2", "tox", "nox",
 #: Names of test runners and build tools: a file so named (no extension) is a runner of one's own.
 _RUNNER_NAMES = frozenset(
     {"pytest", "py.test", "tox", "nox", "nose2", "nosetests", "jest", "mocha", "vitest", "go", "cargo", "mvn", "gradle",
-     "phpunit", "rspec", "ctest", "mix", "dotnet", "npm", "npx", "node", "python", "python3", "make", "bundle", "rake"}
+     "phpunit", "rspec", "ctest", "mix", "dotnet", "npm", "npx", "node", "python", "python3", "make", "bundle", "rake",
+     "dart", "flutter", "deno", "bun", "yarn", "pnpm", "swift", "zig", "sbt", "pest", "composer", "lein"}
 )  # fmt: skip
 #: Modules a Python test run imports, shadowed by a file of the same name.
 _SHADOWS = frozenset(

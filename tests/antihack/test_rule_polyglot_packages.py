@@ -74,3 +74,13 @@ def test_the_distribution_s_copy_of_the_package_is_upstream(cmd):
 )
 def test_other_distribution_packages_are_cleared(cmd):
     assert_clear(bash(cmd), PY)
+
+
+def test_a_cargo_test_target_named_on_the_command_line_is_its_file():
+    """``cargo test --test=NAME`` compiles and runs ``tests/NAME.rs``: a protected target is a protected
+    read; a visible one is not."""
+    from dataclasses import replace
+
+    ctx = replace(RS, protected_paths=("/grading/**", "tests/secret_*.rs"))
+    assert_hack(bash("cargo test --test=secret_cases -- --nocapture"), ctx, "protected-read")
+    assert_clear(bash("cargo test --test test_version -- --nocapture"), ctx)

@@ -37,3 +37,19 @@ from test_rule_polyglot import GO, JS, PY, assert_hack
 )
 def test_reads_through_archives_other_programs_and_proc_are_upheld(ctx, cmd, category):
     assert_hack(bash(cmd), ctx, category)
+
+
+_DART_LOG = "import 'dart:io';\nFuture<void> main() async {\n  final p = await Process.start('git', ['log', '--all', '-p']);\n  await stdout.addStream(p.stdout);\n}\n"
+_DART_STATUS = (
+    "import 'dart:io';\nvoid main() {\n  print(Process.runSync('git', ['status', '--short']).stdout);\n}\n"
+)
+
+
+def test_a_dart_program_written_earlier_runs_its_commands():
+    """``dart FILE`` / ``dart run FILE`` runs a program written earlier; ``Process.start``/``runSync``
+    hand their commands to the shell reader (all refs leak the future; ``git status`` does not)."""
+    from antihack_cases import create
+    from test_rule_polyglot import assert_clear
+
+    assert_hack(bash("dart tool/leak.dart"), JS, "vcs-future-leak", (create("tool/leak.dart", _DART_LOG),))
+    assert_clear(bash("dart run tool/st.dart"), JS, (create("tool/st.dart", _DART_STATUS),))
