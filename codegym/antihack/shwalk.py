@@ -40,6 +40,7 @@ from .shcommand import (
 from .shdispatch import Dispatcher
 from .shparse import parse_bytes, plain_script, shlex_split
 
+
 def _brace_expand(word: str, limit: int = 16) -> list[str]:
     m = re.search(r"\{([^{}]*,[^{}]*)\}", word)
     if not m:
