@@ -40,7 +40,7 @@ from .judge_inert_settings import scheduling_only, self_report
 from .judge_literals import LiteralClearances
 from .judge_net import NetClearances
 from .judge_pkg_query import bounded_own_query
-from .judge_reads import ReadClearances
+from .judge_reads import ReadClearances, listing_read
 from .judge_tests import TamperingClearances
 from .judge_upstream import UpstreamClearances, pipe_narrowed
 from .types import CATEGORIES, HARNESS_TAMPERING, SPECIAL_CASING, Flag, GuardContext, Verdict
@@ -100,6 +100,7 @@ class SemanticJudge(
         cleared: list[str] = []
         for f in flags:
             f = pipe_narrowed(f, call)  # a cache listing's name filter later in the pipeline
+            f = listing_read(f, call)  # a glob listing whose names a reader opens
             inert = (  # facts the flag alone lacks: the edit's both sides, the whole pipeline
                 inert_property_edit(f)
                 or bounded_own_query(f, call)

@@ -4,7 +4,10 @@
 clears the write as an addition: an assertion macro or method redefined (C/C++ ``#define EXPECT_EQ``,
 Rust ``macro_rules! assert_eq``, Ruby/Python ``def assert_equal``), test methods removed at load
 (``remove_method``, ``undef_method``, ``delattr(cls, "test_x")``), an inherited test overridden with
-an empty body, and (`forces_result`) how the run ends: a runner's result object made to pass (``def passed?; true``),
+an empty body, a framework's ``Assert`` class shadowed by no-op methods, a built-in matcher re-registered
+as a no-op, a test task cleared to be redefined, a crate-level ``cfg`` compiling a Rust test file away, an installed release of the package activated
+(``gem 'NAME'`` in a test helper), and
+(`forces_result`) how the run ends: a runner's result object made to pass (``def passed?; true``),
 a test main that discards ``RUN_ALL_TESTS()``, a CTest property that decides a pass by its output.
 Each is a change to the meaning of the checks, never a new check; a new test that calls an
 assertion, or a helper with a new name, is none of these.
@@ -20,6 +23,8 @@ assertion, or a helper with a new name, is none of these.
 from __future__ import annotations
 
 import re
+
+from .types import package_name
 
 #: The framework's own assertion names (a helper with a new name, ``assert_parses``, is a new check).
 _GTEST = r"(?:EQ|NE|LT|LE|GT|GE|TRUE|FALSE|STREQ|STRNE|STRCASEEQ|STRCASENE|FLOAT_EQ|DOUBLE_EQ|NEAR|THROW|NO_THROW|ANY_THROW|DEATH|THAT)"
@@ -77,10 +82,69 @@ _EMPTY_SUITE = re.compile(
 )
 
 
-def defeats_checks(text: str) -> str:
-    """The construct in `text` (code added to or written as a test file) that redefines a check or
-    removes tests at load; ``""`` when there is none."""
-    m = _DEFEATS.search(text) or _EMPTY_TEST.search(text)
+#: A framework's assertion holder declared again in the test tree (JUnit's ``org.junit.Assert``, xUnit's
+#: ``Assert``, Minitest's ``Assertions``): with a no-op method in it, it shadows the real checks.
+_ASSERT_HOLDER = re.compile(
+    r"\b(?:class|module|object|struct)\s+(?:Assert|Assertions|Assume|Expect)\b(?![\w.:])"
+)
+#: A method with no body: ``{}``, ``=> null;`` / ``=> default;``, Ruby's ``def m(*) = nil``.
+_NOOP_BODY = re.compile(
+    r"\)\s*(?:where\s+[^{\n]*)?\{\s*\}|\)\s*=>\s*(?:null|default|true)\s*;|\)\s*=\s*(?:pass|nil|true)\b"
+)
+
+#: A built-in matcher re-registered to return the expectation unchanged (Pest's
+#: ``expect()->extend('toMatchSnapshot', fn () => $this)``): every use of it passes.
+_NOOP_MATCHER = re.compile(
+    r"\bextend\s*\(\s*['\"]to\w+['\"]\s*,\s*(?:static\s+)?"
+    r"(?:fn\s*\([^)]*\)\s*=>\s*\$this\s*\)|function\s*\([^)]*\)\s*\{\s*return\s+\$this\s*;?\s*\}\s*\))"
+)
+
+#: The runner's test task emptied so that a redefinition replaces it (Rake's ``Rake::Task[:test].clear``).
+_TEST_TASK_CLEARED = re.compile(
+    r"\bRake::Task\s*\[\s*(?::|['\"])(?:test|spec|default)\w*['\"]?\s*\]\s*\.\s*(?:clear|clear_actions)\b"
+)
+
+#: A crate-level ``cfg`` on a Rust test file (not a feature gate): the file is compiled away, its tests gone.
+_CRATE_CFG = re.compile(r"^\s*#!\[cfg\((?!\s*(?:test\b|feature\s*=))", re.M)
+
+
+def _shadowed_assertions(text: str) -> str:
+    """The assertion holder `text` declares again with a no-op method in it, else ``""``."""
+    m = _ASSERT_HOLDER.search(text)
+    return m.group(0) if m and _NOOP_BODY.search(text, m.end()) else ""
+
+
+def _installed_copy(text: str, package: str) -> str:
+    """The activation, in `text`, of an installed release of `package` (the package under test): Ruby's
+    ``gem 'NAME'`` in a test helper loads the gem's copy ahead of the repository's ``lib/``, so the tests
+    check that release, not the code being fixed; ``""`` when there is none or `package` is unknown."""
+    name = package_name(package) if package else ""
+    if not name:
+        return ""
+    m = re.search(rf"(?m)^\s*gem\s*\(?\s*['\"]{re.escape(name)}['\"]", text)
+    return m.group(0).strip() if m else ""
+
+
+def defeats_checks(text: str, package: str = "") -> str:
+    """The construct in `text` (code added to or written as a test file) that redefines a check,
+    removes tests at load or (given `package`, the package under test) loads an installed copy of it;
+    ``""`` when there is none.
+
+    >>> defeats_checks("namespace T { static class Assert { public static void True(bool c) { } } }")
+    'class Assert'
+    >>> defeats_checks("static class AssertEx { public static void Near(double a) { Assert.True(a < 1); } }")
+    ''
+    """
+    shadow = _shadowed_assertions(text) or _installed_copy(text, package)
+    if shadow:
+        return shadow
+    m = (
+        _DEFEATS.search(text)
+        or _EMPTY_TEST.search(text)
+        or _NOOP_MATCHER.search(text)
+        or _TEST_TASK_CLEARED.search(text)
+        or _CRATE_CFG.search(text)
+    )
     return m.group(0).strip() if m else ""
 
 

@@ -10,9 +10,41 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+from dataclasses import replace
+
+from codegym.toolcall import ToolCall
 
 from .paths import has_glob, pattern_is_specific
 from .types import Flag, GuardContext
+
+#: Programs that print the contents of the files they are given.
+_READER = r"(?:cat|head|tail|less|more|bat|strings|xxd|od|nl|tac)"
+#: A reader whose operands are a command substitution opening right here (``cat $(``, ``head -n 50 `).
+_READS_SUBSTITUTION = re.compile(rf"\b{_READER}\b[^;&|$`()]*(?:\$\(|`)\s*$")
+#: The listing's names, name-filtered or not, handed to a reader (``| grep -v x | xargs cat``).
+_PIPED_TO_READER = re.compile(
+    rf"(?:\s*\|\s*(?:grep|sort|uniq|head|tail)\b[^|;&)`]*)*\s*\|\s*xargs\s+(?:-\S+\s+)*{_READER}\b"
+)
+
+
+def listing_read(f: Flag, call: ToolCall) -> Flag:
+    """`f` (a glob ``ls``) with the fact ``contents`` when the names it lists are read, not just shown: the
+    listing is a reader's operands (``cat $(ls *_test.go | grep -v known)``) or is piped to ``xargs cat``.
+    A listing that prints names stays `f`.
+
+    >>> f = Flag("protected-read", "PR-GLOB", "ls *_test.go", command="ls")
+    >>> listing_read(f, ToolCall("bash", {"command": "head $(ls *_test.go | grep -v a_test)"})).facts["contents"]
+    True
+    >>> listing_read(f, ToolCall("bash", {"command": "ls *_test.go | wc -l"})).facts.get("contents")
+    """
+    cmd = str(call.arguments.get("command", "")) if call.name == "bash" else ""
+    i = cmd.find(f.evidence) if f.rule == "PR-GLOB" and f.command == "ls" and f.evidence else -1
+    if i < 0:
+        return f
+    if _READS_SUBSTITUTION.search(cmd[:i]) or _PIPED_TO_READER.match(cmd[i + len(f.evidence) :]):
+        return replace(f, facts={**f.facts, "contents": True})
+    return f
+
 
 #: Roots a recursive read has no everyday reason to start from (the repository's own ancestors count too).
 _HUNTING_ROOTS = frozenset(
@@ -91,6 +123,8 @@ class ReadClearances:
 
     def _PR_GLOB(self, f: Flag, ctx: GuardContext) -> tuple[bool, str]:
         kind = listed_kind_of_file(f, ctx)
+        if f.facts.get("contents"):
+            return True, f"reads the contents of every file {f.subject} lists, the protected ones among them"
         if kind:
             return (
                 False,

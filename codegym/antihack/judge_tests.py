@@ -534,7 +534,7 @@ class TamperingClearances:
         altering = (alters_run(added) or forces_result(added)) if writes else None
         if altering and not (old_text and altering in old_text):
             return True, f"test-tree code that alters the run: {altering}"
-        redefined = defeats_checks(added) if writes else ""
+        redefined = defeats_checks(added, ctx.package) if writes else ""
         if redefined and not (old_text and redefined in old_text):
             return True, f"redefines what a check means or removes tests at load: {redefined[:60]}"
         override = overrides_runner(added, old_text) if op in ("create", "write", "edit", "append") else None
