@@ -52,26 +52,39 @@ INLINE_CODE = {
 _RUN_SUBCOMMAND = frozenset({"dart", "deno", "bun"})
 
 
-#: A loop over a program's own arguments, by language: its variable is group 1 (Dart's ``main(List<String>
-#: args)`` then ``for (final f in args)``, Ruby's ``ARGV.each do |f|``, Node's ``for (const f of
-#: process.argv.slice(2))``).
-_ARG_LOOPS = (
-    r"\bfor\s*\(\s*(?:final|var|String)\s+(\w+)\s+in\s+(?:args|arguments|argv|files|paths)\s*\)",
-    r"\bARGV\.each\s*(?:do\s*|\{\s*)\|\s*(\w+)\s*\|",
-    r"\bfor\s*\(\s*(?:const|let|var)\s+(\w+)\s+of\s+process\.argv\.slice\(\s*2\s*\)\s*\)",
-)
-#: A write of the file a variable names (``{v}``): Dart, Ruby, Node.
+#: A write of the file a variable names (``{v}``), by language: Dart, Ruby and Node; Python.
 _WRITE_OF = r"File\(\s*{v}\s*\)\s*\.\s*writeAsString|File\.write\(\s*{v}\b|writeFileSync\(\s*{v}\b"
+_PY_WRITE_OF = (
+    r"open\s*\(\s*{v}\s*,\s*(?:mode\s*=\s*)?['\"][wa]|Path\s*\(\s*{v}\s*\)\s*\.\s*write_(text|bytes)\s*\("
+)
+#: A loop over a program's own arguments, by language, with the write that rewrites the file its variable
+#: (group 1) names: Dart's ``main(List<String> args)`` then ``for (final f in args)``, Ruby's ``ARGV.each do
+#: |f|``, Node's ``for (const f of process.argv.slice(2))``, Python's ``for p in sys.argv[N:]`` (group 2: N).
+_ARG_LOOPS = (
+    (r"\bfor\s*\(\s*(?:final|var|String)\s+(\w+)\s+in\s+(?:args|arguments|argv|files|paths)\s*\)", _WRITE_OF),
+    (r"\bARGV\.each\s*(?:do\s*|\{\s*)\|\s*(\w+)\s*\|", _WRITE_OF),
+    (r"\bfor\s*\(\s*(?:const|let|var)\s+(\w+)\s+of\s+process\.argv\.slice\(\s*2\s*\)\s*\)", _WRITE_OF),
+    (r"\bfor\s+(\w+)\s+in\s+sys\.argv\s*\[\s*(\d+)\s*:\s*\]", _PY_WRITE_OF),
+)
 
 
-def writes_its_arguments(code: str) -> bool:
-    """Whether a program loops over its own command-line arguments and writes back each file one names
-    (a rewrite applied to the files given: ``dart run tool/fix.dart test/a_test.dart``)."""
-    for loop in _ARG_LOOPS:
+def rewritten_operands(code: str) -> int | None:
+    """The index (0: the first) of the command-line operand from which a program rewrites every file
+    its operands name, looping over its own arguments (a rewrite applied to the files given: ``dart run
+    tool/fix.dart test/a_test.dart``, ``python fix.py test_a.py``); None when it rewrites none.
+
+    >>> rewritten_operands("ARGV.each do |f|\\n  File.write(f, '')\\nend")
+    0
+    >>> rewritten_operands("for p in sys.argv[2:]:\\n    open(p, 'w').write('')")
+    1
+    >>> rewritten_operands("for p in sys.argv[1:]:\\n    print(open(p).read())") is None
+    True
+    """
+    for loop, write in _ARG_LOOPS:
         for m in re.finditer(loop, code):
-            if re.search(_WRITE_OF.format(v=re.escape(m.group(1))), code[m.end() :]):
-                return True
-    return False
+            if re.search(write.format(v=re.escape(m.group(1))), code[m.end() :]):
+                return max(1, int(m.group(2))) - 1 if m.re.groups > 1 else 0
+    return None
 
 
 def _program_operands(argv: list[str]) -> list[str]:
@@ -215,8 +228,9 @@ class CodeRules:
         if code is None and rest:
             abs_src = resolve(rest[0], cmd.cwd, self.memory.links)
             code, rest, given = self.memory.files.get(abs_src), [], rest[1:]
-            if code and given and writes_its_arguments(code):
-                for f in given:
+            start = rewritten_operands(code) if code and given else None
+            if start is not None:
+                for f in given[start:]:
                     self.write_path(
                         f, None, "edit", name, cmd.text, cmd.cwd, program="script by argv", **facts
                     )

@@ -30,6 +30,7 @@ from typing import Any
 
 from .paths import basename, resolve
 from .polyglot import foreign_test_file, language
+from .rule_code import rewritten_operands
 from .rule_packages import PIPS
 from .rule_polyglot_packages import _NODE_PMS
 from .shcommand import SEARCH, SimpleCommand, split_opts
@@ -87,19 +88,6 @@ def _argv_written(code: str) -> set[int]:
         ):
             out.add(i)
     return out
-
-
-def _argv_loop_written(code: str) -> int:
-    """The first index N of a ``for p in sys.argv[N:]`` loop whose variable the script opens for
-    writing (``open(p, 'w')``, ``Path(p).write_text(...)``): every operand from N on is edited; 0 if none."""
-    for m in re.finditer(r"\bfor\s+(\w+)\s+in\s+sys\.argv\s*\[\s*(\d+)\s*:\s*\]", code):
-        v = re.escape(m.group(1))
-        if re.search(
-            rf"open\s*\(\s*{v}\s*,\s*(?:mode\s*=\s*)?['\"][wa]|Path\s*\(\s*{v}\s*\)\s*\.\s*write_(text|bytes)\s*\(",
-            code[m.end() :],
-        ):
-            return max(1, int(m.group(2)))
-    return 0
 
 
 class PolyglotCommands:
@@ -278,8 +266,8 @@ class PolyglotCommands:
                         program="script by argv",
                         **facts,
                     )
-        start = _argv_loop_written(code) if operands else 0
-        for f in operands[start - 1 :] if start else ():
+        start = rewritten_operands(code) if operands else None
+        for f in operands[start:] if start is not None else ():
             self.write_path(f, None, "edit", "python", cmd.text, cmd.cwd, program="script by argv", **facts)
         for m in _PY_TEST_GLOB.finditer(code):
             arg = int(m.group("arg") or 0)
