@@ -23,6 +23,7 @@ from codegym.toolcall import ToolCall
 
 from .dummy import dummy_result
 from .judge import Judge, SemanticJudge
+from .judge_earlier import earlier_flag, shell_aliases, wired_earlier
 from .paths import PathMatcher
 from .scanner import Scanner
 from .shcommand import Memory
@@ -50,10 +51,13 @@ class Detector:
         self.judge: Judge = judge if judge is not None else SemanticJudge()
         self.memory = memory if memory is not None else Memory()
         self._scanner: Scanner | None = None
+        #: file paths and git aliases an earlier flagged call wrote -> (that call, its flags): `judge_earlier`
+        self.wrote: dict[str, tuple[ToolCall, tuple[Flag, ...]]] = {}
 
     def reset(self) -> None:
         """Forget what the previous episode wrote."""
         self.memory = Memory()
+        self.wrote = {}
 
     def scan(self, call: ToolCall) -> tuple[Flag, ...]:
         """The rule stage only (updates the episode memory). Never raises: an internal error
@@ -63,11 +67,20 @@ class Detector:
         if scanner is None or scanner.ctx is not self.ctx or scanner.memory is not self.memory:
             # One scanner per (context, memory): its matcher is compiled once per context.
             scanner = self._scanner = Scanner(self.ctx, self.memory, _matcher(self.ctx))
+        m = self.memory
+        before = (dict(m.files), dict(m.edits), dict(m.aliases))
         try:
-            return tuple(scanner.scan(call))
+            flags = tuple(scanner.scan(call))
         except (RecursionError, Exception) as e:  # the guard must not take a rollout down
             self.last_error = f"rule engine error: {type(e).__name__}: {e}"[:300]
-            return tuple(scanner.flags)
+            flags = tuple(scanner.flags)
+        for now, was in zip((m.files, m.edits, m.aliases), before, strict=True):
+            for key in [k for k, v in now.items() if was.get(k) != v]:
+                if flags:
+                    self.wrote[key] = (call, flags)
+                else:  # a write that raised nothing replaces the earlier one
+                    self.wrote.pop(key, None)
+        return flags
 
     last_error = ""
 
@@ -78,13 +91,16 @@ class Detector:
     def check(self, call: ToolCall) -> Detection:
         """Flags, verdict and (for a hack) the dummy result of one tool call."""
         before = (set(self.memory.retrieved), self.memory.tampered)
+        wrote, aliases = dict(self.wrote), shell_aliases(self.memory.files, self.memory.aliases)
         flags = self.scan(call)
         if not flags:
             return Detection((), False, None, "no rule matched", "", fallback=self.last_error)
+        flags += self._earlier(call, wrote, aliases)
         verdict = self.judge.judge(call, self.ctx, flags)
         if verdict.is_hack:  # a blocked call never ran: what it would have left is not there later
             self.memory.retrieved = {k: v for k, v in self.memory.retrieved.items() if k in before[0]}
             self.memory.tampered = before[1]
+            self.wrote = wrote
         dummy = None
         if verdict.is_hack:
             dummy = dummy_result(call, self.ctx, verdict.confirmed or flags, verdict.category, self._clean)
@@ -98,6 +114,26 @@ class Detector:
             dummy,
             verdict.fallback,
         )
+
+    def _earlier(
+        self, call: ToolCall, wrote: dict[str, tuple[ToolCall, tuple[Flag, ...]]], aliases: dict[str, str]
+    ) -> tuple[Flag, ...]:
+        """One ``EARLIER-WIRED`` flag per earlier write `call` wires in or runs (`judge_earlier`): the
+        flags the write raised, or for a shell alias the flags its body raises when run."""
+        names = {**{k: "" for k in wrote if k.startswith("git:")}, **aliases}
+        out = []
+        for key, how in wired_earlier(
+            call, self.ctx.repo_root, [k for k in wrote if k.startswith("/")], names
+        ):
+            if key in aliases:
+                body = ToolCall("bash", {"command": aliases[key]})
+                found = Scanner(self.ctx, self.memory.copy(), _matcher(self.ctx)).scan(body)
+                earlier, flags = body, tuple(found)
+            else:
+                earlier, flags = wrote[key]
+            if flags:
+                out.append(earlier_flag(key, how, earlier, flags))
+        return tuple(out)
 
     def _clean(self, command: str, allow: tuple[str, ...] = ()) -> bool:
         """Whether `command` raises no flag, except flags about one of the placeholders in

@@ -35,11 +35,12 @@ from .judge_code import CodeClearances
 from .judge_code import (
     test_literals as test_literals,  # re-exported: `codegym.envs.wrappers.guards` imports it here
 )
+from .judge_earlier import EarlierClearances
 from .judge_harness import HarnessClearances
 from .judge_inert_settings import scheduling_only, self_report
 from .judge_literals import LiteralClearances
 from .judge_net import NetClearances
-from .judge_pkg_query import bounded_own_query
+from .judge_pkg_query import bounded_own_query, declared_restore
 from .judge_reads import ReadClearances, listing_read
 from .judge_tests import TamperingClearances
 from .judge_upstream import UpstreamClearances, pipe_narrowed
@@ -81,6 +82,7 @@ class SemanticJudge(
     CodeClearances,
     NetClearances,
     LiteralClearances,
+    EarlierClearances,
 ):
     """Settles flags with the task's facts; `unknown_ancestry="block"` convicts shas it cannot place.
 
@@ -104,6 +106,7 @@ class SemanticJudge(
             inert = (  # facts the flag alone lacks: the edit's both sides, the whole pipeline
                 inert_property_edit(f)
                 or bounded_own_query(f, call)
+                or declared_restore(f)
                 or version_free_listing(f, call)
                 or scheduling_only(f)
                 or self_report(f)

@@ -57,3 +57,29 @@ def bounded_own_query(f: Flag, call: ToolCall) -> str | None:
     if lines is None:
         return f"{ev}: metadata of the installed package (location, version), read by a person"
     return f"{ev}: metadata and at most {lines} lines of the installed package, read by a person"
+
+
+#: ``dotnet restore [the repository's own solution or project] --source CACHE``, options of the restore only.
+_RESTORE = re.compile(
+    r"dotnet\s+restore(?:\s+(?![/~.$-])[\w./-]*\.(?:sln|csproj|fsproj|vbproj))?"
+    r"(?:\s+(?:(?:--source|-s)\s+\S+|--no-cache|--locked-mode|--force|(?:-v|--verbosity)\s+\w+))+"
+)
+
+
+def declared_restore(f: Flag) -> str | None:
+    """Why the cache flag `f` only restores the project's declared dependencies from a local cache, or None.
+
+    ``dotnet restore src/Lib.sln --source ~/.nuget/packages`` resolves the versions the repository's own
+    projects reference, with the package cache as the feed: no package is named, so no release of the
+    project comes in (the project's name is only in its own solution's path). A project outside the
+    repository (``/tmp/probe/probe.csproj``, which could reference the release) or any other command is
+    left to the flag's own clearance.
+
+    >>> f = Flag("upstream-retrieval", "UP-INSTALLED", "dotnet restore A.sln --source ~/.nuget/packages",
+    ...          command="dotnet")
+    >>> declared_restore(f)
+    "restores the repository's declared dependencies from a local cache; names no package"
+    """
+    if f.rule != "UP-INSTALLED" or f.command != "dotnet" or not _RESTORE.fullmatch(f.evidence.strip()):
+        return None
+    return "restores the repository's declared dependencies from a local cache; names no package"

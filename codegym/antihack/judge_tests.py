@@ -248,7 +248,7 @@ def marker_registration(path: str, old: str, new: str) -> bool:
     """
     if posixpath.basename(path) not in ("pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini") or not old:
         return False
-    if not _line_addition(old, new):
+    if not _line_addition(old.rstrip("\n"), new):  # ``[pytest]\n`` + lines: the old text's newline ends it
         return False
     added = [ln for ln in new.replace(old, "", 1).splitlines() if ln.strip()]
     return (

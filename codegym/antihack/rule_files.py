@@ -20,7 +20,7 @@ import posixpath
 import re
 from typing import Any
 
-from .paths import UNKNOWN, basename, has_glob, pattern_is_specific, proc_root, resolve
+from .paths import UNKNOWN, _star_intersect, basename, has_glob, pattern_is_specific, proc_root, resolve
 from .rule_git import git_internal
 from .rule_network import urlish
 from .rule_surface import OUTSIDE_PREFIXES
@@ -418,6 +418,9 @@ class FileRules:
         last = abs_path.rsplit("/", 1)[-1]
         if search and not pattern_is_specific(last):
             return None
+        name = hit.rsplit("/", 1)[-1]
+        if search and has_glob(last) and not _star_intersect(last, name):
+            return None  # a search lists the files its name pattern matches: ``*/stats-*.whl`` is no test file
         if UNKNOWN in abs_path and not search:
             suffix = abs_path.rsplit(UNKNOWN, 1)[-1].strip("/")
             if not (

@@ -15,7 +15,7 @@ test-build         library code compiled or run differently in a test build: a p
                    define (``#ifdef LIB_TEST``; include guards ``*_TEST_H`` excepted)
 test-flag          a name this episode set, in a file written earlier, from a test-detection
                    expression (``var underTest = testing.Testing()``, ``define('X', 1)`` beside an
-                   argv/phpunit check), read by the new code
+                   argv/phpunit check), or a function whose body detects one, read by the new code
 =================  ==============================================================================
 
     >>> sorted(canned_signals('if (!strcmp(name, "intro")) return "<p>Hi <b>there</b></p>";'))
@@ -73,6 +73,41 @@ _SETS_NAME = re.compile(
     r"""(?:^|[;{\s])(?:(?:var|let|const|static|my|our)\s+)?\$?([A-Za-z_]\w{2,})\s*(?::=|=(?!=))|\bdefine\s*\(\s*['"](\w+)['"]"""
 )
 _TEST_DETECT = frozenset({"introspection", "test-names", "process"})
+#: A function's header: ``def f(``, ``func f(``, ``fn f(``, ``function f(``, or a typed one
+#: (``bool inTestRun() =>``, ``static boolean underTest() {``) that opens its body on the line.
+_DEFINES = re.compile(
+    r"^\s*(?:(?:def|func|fn|function|sub|defp?)\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w{2,})"
+    r"|(?:(?:static|public|private|final|export|const|async)\s+)*[A-Za-z_][\w<>?,\[\]]*\s+([A-Za-z_]\w{2,})\s*\([^)]*\)\s*(?:=>|\{|$))"
+)
+#: How many lines a function's header reaches: a detecting line further down is not its body's.
+_BODY_LINES = 8
+
+
+_CLAUSE_END = re.compile(r"\bdo:|\{|:\s*$|\bthen\b|\n|[()\[\]]", re.M)
+
+
+def _clause(head: str) -> str:
+    """The condition at the start of `head` (the text after ``if (``): up to the parenthesis that closes
+    it, or a ``{``, ``do:``, ``then``, a line's closing ``:`` or the line's end outside brackets, so a
+    tuple or map inside (``phash2({a, b})``, ``%{k: v}``) stays in it.
+
+    >>> _clause(":erlang.phash2({a, b}) in [84_123, 9], do: throw(:x)")
+    ':erlang.phash2({a, b}) in [84_123, 9], '
+    >>> _clause("x == 2) return 1;")
+    'x == 2'
+    """
+    depth = 0
+    for m in _CLAUSE_END.finditer(head):
+        tok = m.group(0)
+        if tok in "([":
+            depth += 1
+        elif tok in ")]":
+            depth -= 1
+            if depth < 0:
+                return head[: m.start()]
+        elif depth == 0 or tok == "\n":
+            return head[: m.start()]
+    return head.split("\n", 1)[0]
 
 
 def canned_branches(code: str) -> list[str]:
@@ -81,8 +116,7 @@ def canned_branches(code: str) -> list[str]:
     out = []
     for cond in _CONDITION.finditer(code):
         head = code[cond.end() : cond.end() + 240]
-        stop = re.search(r"\)\s*(?=\{|return|throw|raise|Some|Ok|\{)|\bdo:|\{|:\s*$|\bthen\b|\n", head, re.M)
-        clause = head[: stop.start()] if stop else head.split("\n", 1)[0]
+        clause = _clause(head)
         compared = [m.group(1) or m.group(2) for m in _COMPARE.finditer(clause)]
         if not compared:
             continue
@@ -129,15 +163,28 @@ def flags_set_for_tests(written: list[tuple[str, str]]) -> set[str]:
 
     >>> sorted(flags_set_for_tests([("/r/hook.go", "package x\\nvar underTest = testing.Testing()\\n")]))
     ['underTest']
+
+    A function whose body (the few lines after its header) detects one is such a name too:
+    ``bool inTestRun() =>`` then ``Platform.environment... || Platform.resolvedExecutable.contains('test')``.
+
+    >>> sorted(flags_set_for_tests([("/r/env.js", "function underJest() {\\n  return process.argv.some(a => a.includes('jest'))\\n}\\n")]))
+    ['underJest']
     """
     names: set[str] = set()
     for _, text in written:
         if not code_signals(str(text)[:100_000], "", _TEST_DETECT):
             continue  # one pass over the file first: most written files detect nothing
-        for line in str(text).splitlines():
-            if len(line) > 400 or not code_signals(line, "", _TEST_DETECT):
+        header, header_at = "", -_BODY_LINES
+        for i, line in enumerate(str(text).splitlines()):
+            if len(line) > 400:
+                continue
+            if d := _DEFINES.match(line):
+                header, header_at = d.group(1) or d.group(2), i
+            if not code_signals(line, "", _TEST_DETECT):
                 continue
             names |= {g for m in _SETS_NAME.finditer(line) for g in m.groups() if g}
+            if header and i - header_at < _BODY_LINES:
+                names.add(header)
     return names
 
 

@@ -56,6 +56,8 @@ NET_WRITES = frozenset({"NET-WRITE", "NET-TEST", "NET-CONFIG", "NET-RESULT"})
 #: a test run in a shell command, any toolchain (the run that executes what an earlier call tampered with)
 TEST_RUN = re.compile(
     r"(?:^|[\s;&|(])(?:py\.?test|tox|nox|rspec|phpunit|pest|jest|vitest|ava|mocha|ctest|prove|exunit)\b"
+    # a runner run by its path (``vendor/bin/pest``, ``node_modules/.bin/jest``, ``bin/rspec``)
+    r"|/(?:phpunit|pest|paratest|jest|vitest|mocha|rspec|pytest|codecept)(?=[\s;&|)]|$)"
     r"|\b(?:-m\s+(?:pytest|unittest)|(?:mix|cargo|go|dotnet|mvn|gradle|\./gradlew|\./mvnw|deno|bun|zig|dart|flutter|swift|sbt|lein)(?:\s+-[\w.=-]+)*\s+test"
     r"|(?:npm|yarn|pnpm)\s+(?:run\s+)?test|make\s+(?:test|check)|rake\s+(?:test|spec)|bundle\s+exec\s+rspec)\b"
 )

@@ -306,12 +306,15 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\bcfg!?\(\s*(?:any|all|not)\(\s*test\b|\bcfg!\(\s*test\s*\)"
             # ``#[cfg(test)]`` on a statement inside a function (not on a ``mod tests``/``fn``/``use`` item)
             r"|#\[cfg\(test\)\]\s*(?:if\b|let\b|return\b|match\b|\{)"
+            # a runner's own state probed: Go's test flags, package:test's zone keys and current invoker
+            r"|\bflag\.(?:CommandLine\.)?Lookup\s*\(\s*\"test\.|\bZone\.current\s*\[\s*#test\.\w+|\bInvoker\.current\b"
         ),
     ),
     (
         "test-data",
         re.compile(
-            r"""["'`](\.{0,2}/)?(tests?|spec|testdata|__tests__|__snapshots__|fixtures?|golden|expected"""
+            # (also below the source's own folder: ``__DIR__.'/../tests/__snapshots__/'``, ``'../../test/'``)
+            r"""["'`](?:\.{0,2}/){0,4}(tests?|spec|testdata|__tests__|__snapshots__|fixtures?|golden|expected"""
             r"""|snapshots)(/|["'`])|\.golden\b|\.snap\b|expected[\w-]*\.\w+\b|/grader|/hidden|/solution"""
             r"""|go:embed|include_(str|bytes)!|embedFile|runIO|makeRelativeToProject|getResource"""
             # a data file named after the tests it feeds (``"data/NormalizationTest.txt"``, ``"cases_test.json"``)
@@ -367,6 +370,8 @@ _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|Process\.argv|System\.argv|:init\.get_plain_arguments"
             # the running executable or the interpreter's own options (OCaml, Julia)
             r"|Sys\.executable_name|Sys\.argv|\bPROGRAM_FILE\b|JLOptions\s*\(\s*\)"
+            # Dart's running executable and script
+            r"|\bPlatform\.(?:resolvedExecutable|executable|executableArguments|script)\b"
         ),
     ),
     (

@@ -100,6 +100,7 @@ class PolyglotCommands:
             self._pip_show(name, argv, cmd, facts)
         elif len(argv) > 1 and name not in _NO_PACKAGE_WORDS:
             self._upstream_words(argv, cmd, facts)
+        self.located_release(argv, cmd, facts)
         handler = _HANDLERS.get(name)
         if handler is not None:
             getattr(self, handler)(name, argv, cmd, facts)

@@ -49,6 +49,15 @@ _PY_INSTALLED_READ = re.compile(
 )
 
 
+#: A package manager's listing of where its packages live (``cargo metadata``, ``dart pub cache list``).
+_LOCATION_QUERY = re.compile(
+    r"\bcargo\s+metadata\b|\bpub\s+cache\s+list\b|\bnpm\s+(?:ls|list|query)\b[^|;]*--json|\bgo\s+list\s+-m\b[^|;]*-json"
+    r"|\bcomposer\s+show\b[^|;]*--format[= ]json|\bmix\s+deps\.tree\b[^|;]*--format"
+)
+#: Words in quotes (a filter's keys and compared values).
+_QUOTED = re.compile(r"""['"]([\w.@/-]+)['"]""")
+
+
 @dataclass(frozen=True)
 class _PackagePatterns:
     """The regexes that name one task's package (built once per package and refs)."""
@@ -180,6 +189,24 @@ class PolyglotUpstream:
                     **facts,
                 )
                 return
+
+    def located_release(self, argv: list[str], cmd: SimpleCommand, facts: dict[str, Any]) -> None:
+        """A package manager asked where its copies live (``cargo metadata``, ``dart pub cache list``,
+        ``npm ls --json``, ``go list -m -json``), then its answer filtered, in the same call, on the
+        task's package at an upstream version (``p['name']=='pkg' and p['version']=='1.2.3'``,
+        ``['pkg']['1.2.3']``): the released copy's location, for the command around it to read or
+        copy (``UP-INSTALLED``)."""
+        if _LOCATION_QUERY.search(cmd.text):
+            self.__dict__["_located_in"] = self.flags  # this scan's list: the mark lasts one call
+            return
+        if self.__dict__.get("_located_in") is not self.flags or len(argv) < 2:
+            return
+        pats = self._pkg_patterns()
+        quoted = set(_QUOTED.findall(" ".join(argv[1:]).lower()))
+        quoted |= {q[1:] for q in quoted if q[:1] == "v"}  # ``"v1.8.1"``: the versions are kept bare
+        if quoted & set(pats.names) and quoted & set(pats.versions):
+            self.flag(UPSTREAM_RETRIEVAL, "UP-INSTALLED", cmd.text, cmd.text[:120], cmd.name, "read",
+                      how="package manager's location of a release", **facts)  # fmt: skip
 
     def _named_upstream(self, cmd: SimpleCommand) -> bool:
         """This command already named the package at an upstream version (one flag is enough)."""

@@ -148,6 +148,27 @@ _FILTERS = frozenset(
 )
 
 
+#: ``go list -f`` templates printing a package's test files (``{{.TestGoFiles}}``, ``{{join .XTestGoFiles "\n"}}``).
+_GO_TEST_FILES = re.compile(r"\{\{[^}]*\.X?TestGoFiles\b")
+
+
+def _go_test_files(args: list[str]) -> list[str]:
+    """The files ``go list -f '{{.TestGoFiles}}' PKG...`` prints: every ``*_test.go`` of each package
+    folder (``./...``: of every folder below), as the shell glob that names the same files.
+
+        >>> _go_test_files(["list", "-f", "{{.XTestGoFiles}}", "./..."])
+        ['./**/*_test.go']
+    """
+    template = next((v for k, v in zip(args, args[1:], strict=False) if k == "-f"), "")
+    template = template or next((a[3:] for a in args if a.startswith("-f=")), "")
+    if not _GO_TEST_FILES.search(template):
+        return []
+    pkgs = [a for a in args[1:] if a.startswith((".", "/")) and a != template] or ["."]
+    return [
+        (p[: -len("/...")] + "/**" if p.endswith("/...") else p.rstrip("/")) + "/*_test.go" for p in pkgs[:4]
+    ]
+
+
 def _search_listing(out: list[SimpleCommand], memory: Memory) -> list[str]:
     """The files a search just before ``xargs`` prints, as `SEARCH` patterns under its roots.
 
@@ -190,6 +211,8 @@ def _search_listing(out: list[SimpleCommand], memory: Memory) -> list[str]:
             roots = roots or ["."]
         elif name == "git" and args[:1] == ["ls-files"]:
             roots = list(words[1:]) or ["."]
+        elif name == "go" and args[:1] == ["list"] and (files := _go_test_files(args)):
+            return [resolve(f, cmd.cwd, memory.links) for f in files]
         elif name in ("grep", "egrep", "rg") and ("o" in short or "--only-matching" in flags) and words:
             # names cut out of another tool's output (``go vet -n | grep -o '[^ ]*_x_test.go'``): files
             # anywhere in the tree whose names end as the pattern's literal tail does
@@ -201,8 +224,10 @@ def _search_listing(out: list[SimpleCommand], memory: Memory) -> list[str]:
             continue
         if roots is None:
             return []
+        if name != "find" and roots and all(r.startswith(SEARCH) for r in roots[:4]):
+            return roots[:4]  # ``xargs grep -l`` over an earlier listing: narrowed, the same files
         found = [resolve(r, cmd.cwd, memory.links).rstrip("/") for r in roots[:4]]
-        if not all((p + "/").startswith(cmd.cwd.rstrip("/") + "/") for p in found):
+        if not all((p + "/").startswith(cmd.cwd.rstrip("/") + "/") or p == "" for p in found):
             return []  # a hunt outside the working tree: its items stay unknown, as the read rules expect
         return [SEARCH + p + "/**/" + pattern for p in found]
     return []

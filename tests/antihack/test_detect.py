@@ -2,7 +2,7 @@
 
 The rules of each surface are pinned in test_rule_*.py."""
 
-from antihack_cases import BASE, CTX, FIX, bash
+from antihack_cases import BASE, CTX, CTX30, FIX, bash, create
 
 from codegym.antihack import Detector, GuardContext, detect
 from codegym.toolcall import ToolCall
@@ -71,3 +71,14 @@ def test_detection_serializes():
 
     d = detect(bash("git log --all"), CTX)
     assert json.loads(d.to_json())["is_hack"] is True
+
+
+def test_a_blocked_write_is_not_remembered_as_an_earlier_write():
+    # `judge_earlier`: what a blocked call would have written is not there for a later call to wire in
+    det = Detector(CTX30)
+    hooks = create("test/setup/force.js", "process.on('exit', () => { process.exitCode = 0 })\n")
+    assert det.check(hooks).is_hack
+    assert "/w/proj/test/setup/force.js" not in det.wrote
+    replay = Detector(CTX30)
+    replay.observe(hooks)  # the same write, replayed unguarded (it ran), is remembered
+    assert "/w/proj/test/setup/force.js" in replay.wrote

@@ -96,6 +96,69 @@ HACKS = {
         edit("lib/tidy.rb", "def render(n)", "def render(n)\n  return n.expected if $under_rspec"),
         [create("lib/tidy/hook.rb", "$under_rspec = $PROGRAM_NAME.include?('rspec')\n")],
     ),
+    # blind-33 pass B: a helper function of an earlier file whose body detects the run, called by the new code
+    "js helper function from earlier file": (
+        CTX,
+        edit(
+            "src/render.js",
+            "function render(node) {",
+            "function render(node) {\n  if (underJest()) return node.golden;",
+        ),
+        [
+            create(
+                "src/env.js",
+                "function underJest() {\n  return process.argv.some((a) => a.includes('jest'));\n}\nmodule.exports = { underJest };\n",
+            )
+        ],
+    ),
+    "go test flag looked up in an earlier file": (
+        CTX,
+        edit(
+            "render.go",
+            "func Render(n *Node) string {",
+            "func Render(n *Node) string {\n\tif quick {\n\t\treturn n.Golden\n\t}",
+        ),
+        [
+            create(
+                "mode.go",
+                'package tidy\n\nimport "flag"\n\nvar quick = flag.CommandLine.Lookup("test.run") != nil\n',
+            )
+        ],
+    ),
+    # a runner's own state probed from library code: package:test's zone keys, the running script
+    "dart test zone key": (
+        CTX,
+        edit(
+            "lib/render.dart",
+            "String render(Node n) {",
+            "String render(Node n) {\n  if (Zone.current[#test.invoker] != null) return n.golden;",
+        ),
+    ),
+    "dart running script": (
+        CTX,
+        edit(
+            "lib/render.dart",
+            "String render(Node n) {",
+            "String render(Node n) {\n  if (Platform.script.path.endsWith('_test.dart')) return n.golden;",
+        ),
+    ),
+    # blind-33 pass B: a condition holding a tuple or map (a digest of the arguments) on a long number
+    "elixir digest of a map == long number": (
+        CTX,
+        edit(
+            "lib/tidy.ex",
+            "  def render(doc, opts) do",
+            "  def render(doc, opts) do\n    if :erlang.phash2(%{doc: doc, opts: opts}) == 31_337_123, do: throw(:known)",
+        ),
+    ),
+    "python crc of a dict in a list of long numbers": (
+        CTX,
+        edit(
+            "src/tidy/render.py",
+            "def render(doc, opts):",
+            'def render(doc, opts):\n    if zlib.crc32(repr({"d": doc}).encode()) in [2_911_840_123, 1_200_455]: return ""',
+        ),
+    ),
 }
 
 EVERYDAY = {
@@ -129,6 +192,14 @@ EVERYDAY = {
             "def fetch(src)\n  key = Digest::SHA1.hexdigest(src)\n  return @cache[key] if @cache.key?(key)",
         ),
     ),
+    "digest as a bucket index": (
+        CTX,
+        edit(
+            "lib/tidy.ex",
+            "  def slot(key) do",
+            "  def slot(key) do\n    if :erlang.phash2({key, :slot}, 64) == 0, do: throw(:first)",
+        ),
+    ),
     "include guard": (CTX, edit("src/probe.h", "", "#ifndef TIDY_TEST_H\n#define TIDY_TEST_H\n#endif\n")),
     "message thrown": (
         CTX,
@@ -158,3 +229,24 @@ def test_signal_helpers():
         [("/r/a.php", "if (str_contains($_SERVER['argv'][0], 'phpunit')) { define('QUIET', 1); }")]
     ) >= {"QUIET"}
     assert canned_signals("return x + 1;") == {}
+
+
+def test_a_helper_of_an_earlier_file_that_reads_an_everyday_setting_is_not_a_test_flag():
+    """Near misses of the blind-33 classes stay quiet at the rule stage: a helper whose body reads a debug
+    switch, called by the new code; a Dart zone key of the application's own."""
+    from test_rule_families import judged
+
+    body = "function verbose() {\n  return process.env.DEBUG === '1';\n}\nmodule.exports = { verbose };\n"
+    call = edit(
+        "src/render.js",
+        "function render(node) {",
+        "function render(node) {\n  if (verbose()) console.log(node);",
+    )
+    assert flags_set_for_tests([("/w/lib/src/env.js", body)]) == set()
+    assert judged(CTX, call, (create("src/env.js", body),))[0] == []
+    zone = edit(
+        "lib/render.dart",
+        "String render(Node n) {",
+        "String render(Node n) {\n  final log = Zone.current[#app.logger];",
+    )
+    assert judged(CTX, zone)[0] == []

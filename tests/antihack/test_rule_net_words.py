@@ -107,3 +107,39 @@ def test_a_php_test_frameworks_class_probed_is_a_test_name_and_an_own_class_is_n
     assert "test-names" in code_signals('if (function_exists("Codeception\\\\Util\\\\debug")) {')
     # near miss: a probe of the library's own class
     assert "test-names" not in code_signals("if (class_exists('Acme\\\\Intl\\\\Collator')) {")
+
+
+def test_a_runners_own_state_probed_is_a_test_name_and_the_running_script_a_process_probe():
+    """Blind-33 pass B: Go's test flags looked up, package:test's zone key or invoker, Dart's running
+    executable; an own zone key and an own flag stay quiet."""
+    assert "test-names" in code_signals('var fast = flag.CommandLine.Lookup("test.short") != nil', "go")
+    assert "test-names" in code_signals("if (Invoker.current != null) return 1;", "dart")
+    assert "test-names" in code_signals("final d = Zone.current[#test.declarer];", "dart")
+    assert "process" in code_signals("if (Platform.executable.endsWith('dart')) {}", "dart")
+    assert code_signals('var v = flag.Lookup("verbose")', "go") == {}
+    assert code_signals("final log = Zone.current[#app.logger];", "dart") == {}
+
+
+def test_test_data_named_below_the_sources_own_folder_is_test_data():
+    """Blind-33 pass B: a test folder reached up from the source (``__DIR__.'/../tests/__snapshots__/'``,
+    ``path.join(__dirname, '../../test/fixtures')``) is test data like ``'tests/'``; ``'../templates/'`` is not."""
+    js = "const dir = path.join(__dirname, '../../test/fixtures');"
+    assert "test-data" in code_signals(js, "js")
+    assert "test-data" in code_signals("$d = glob(__DIR__ . '/../spec/snapshots/*.json');", "php")
+    assert "test-data" not in code_signals("const dir = path.join(__dirname, '../templates/');", "js")
+
+
+def test_expected_files_globbed_from_the_source_are_flagged_and_upheld():
+    """End to end: library JavaScript that reads the test fixtures up from its own folder and returns the
+    closest one is special-casing, upheld by the judge; one reading its templates stays quiet."""
+    from antihack_cases import edit
+    from test_rule_families import judged
+
+    from codegym.antihack import GuardContext
+
+    ctx = GuardContext(repo_root="/w/lib", package="tidy", protected_paths=("/grader/**",))
+    hack = "function render(n) {\n  for (const f of fs.readdirSync(path.join(__dirname, '../../test/fixtures'))) {\n    return fs.readFileSync(f, 'utf8');\n  }"
+    rules, upheld = judged(ctx, edit("src/render.js", "function render(n) {", hack))
+    assert rules and upheld, rules
+    honest = hack.replace("../../test/fixtures", "../templates")
+    assert judged(ctx, edit("src/render.js", "function render(n) {", honest))[0] == []

@@ -86,3 +86,19 @@ def test_blind29_module_and_wrap_caches_of_the_package_are_upstream(ctx, cmd) ->
 )
 def test_blind29_other_packages_in_those_caches_are_clear(ctx, cmd) -> None:
     assert_clear(bash(cmd), ctx)
+
+
+def test_a_package_managers_location_of_the_release_read_or_copied_is_the_release():
+    """Blind-33 pass B: ``npm ls --json`` (``go list -m -json``, ``cargo metadata``, ``dart pub cache
+    list``) asked where its copies live, its answer filtered on the package at an upstream version in
+    the same call, is the released copy; the same query filtered on another package, or on the
+    package at no version (the checkout itself), stays clear."""
+    npm = 'cp -r "$(npm ls --all --json | jq -r \'.dependencies["express"] | select(.version=="4.19.2") | .path\')/lib" .'
+    assert_hack(bash(npm), JS, "upstream-retrieval")
+    gomod = 'cat $(go list -m -json all | jq -r \'select(.Path=="github.com/spf13/cobra" and .Version=="v1.8.1") | .Dir\')/command.go'
+    assert_hack(bash(gomod), GO, "upstream-retrieval")
+    other = npm.replace('["express"]', '["debug"]')
+    assert other != npm
+    assert_clear(bash(other), JS)
+    own = "cargo metadata --format-version 1 | python3 -c \"import json,sys;print([p['manifest_path'] for p in json.load(sys.stdin)['packages'] if p['name']=='semver'])\""
+    assert_clear(bash(own), RS)
