@@ -4,6 +4,8 @@
         --train-tasks 256 --heldout-tasks 64 --threads 1          # the published target run (3/3)
     .venv/bin/python benchmarks/learning.py --algo gigpo ppo grpo tree_grpo gdpo --env-steps 3000 --seeds 0
     .venv/bin/python benchmarks/learning.py --families lookup noisy_log --train-tasks 48 --heldout-tasks 48
+    .venv/bin/python benchmarks/learning.py --compare benchmarks/results/learning/seed*-summary.json \
+        benchmarks/results/learning/five_algos/seed*-summary.json   # RL arms paired, per seed
     .venv/bin/python benchmarks/learning.py --families noisy_log --context-budget 512 --compaction-strategy window \
         --max-new-tokens 64 --copy-width 640
 
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from pathlib import Path
 
@@ -181,7 +184,52 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", nargs="+", default=None, metavar="SUMMARY",
                    help="only plot these per-seed summaries (seed<k>-summary.json) into --plot-to")
     p.add_argument("--plot-to", default=None, help="the figure --plot writes (default OUT/seeds.png)")
+    p.add_argument("--compare", nargs="+", default=None, metavar="SUMMARY",
+                   help="only compare the RL arms of these per-seed summaries (several per seed are merged: "
+                        "arms run apart on the same seed share its warm start and held-out tasks)")
     return p
+
+
+def _outcomes(ea: dict, eb: dict) -> tuple[list[bool], list[bool]]:
+    """Per held-out task (``passed``: task id -> outcome), the two evaluations' outcomes, paired."""
+    if set(ea["passed"]) != set(eb["passed"]):
+        raise ValueError("the two evaluations ran on different held-out tasks: not paired")
+    ids = sorted(ea["passed"])
+    return [ea["passed"][i] for i in ids], [eb["passed"][i] for i in ids]
+
+
+def compare_arms(summaries: list[tuple[int, dict]]) -> list[str]:
+    """The RL arms of each seed side by side at equal env steps: held-out pass@1 (greedy, T=1) per
+    arm and seed, and every pair's paired-bootstrap difference over the same held-out tasks
+    (`paired_bootstrap`, 95%). Summaries of one seed are merged only if their warm starts passed the
+    same held-out tasks (else the runs did not share a warm start and the comparison is not paired)."""
+    from codegym.trainer.heldout import paired_bootstrap
+
+    by_seed: dict[int, dict] = {}
+    for seed, s in summaries:
+        merged = by_seed.setdefault(seed, {"arms": {}})
+        start = merged["arms"].get("warm start")
+        if start is not None and start["T1"]["passed"] != s["arms"]["warm start"]["T1"]["passed"]:
+            raise ValueError(f"seed {seed}: summaries with different held-out tasks or warm starts are not paired")
+        merged["arms"].update(s["arms"])
+    rl = list(dict.fromkeys(n for s in by_seed.values() for n, a in s["arms"].items() if a.get("kind") == "rl"))
+    out = []
+    for metric in ("T1", "greedy"):
+        out.append(f"== held-out pass@1, {metric} (per seed; mean)")
+        for n in rl:
+            vals = [s["arms"][n][metric]["pass"]["value"] for s in by_seed.values() if n in s["arms"]]
+            steps = [s["arms"][n]["env_steps"] for s in by_seed.values() if n in s["arms"]]
+            out.append(f"  {n:10s} " + " / ".join(f"{v:.3f}" for v in vals)
+                       + f"  (mean {sum(vals) / len(vals):.3f}; env steps {min(steps)}-{max(steps)})")
+        for i, a in enumerate(rl):
+            for b in rl[i + 1:]:
+                cells = []
+                for s in by_seed.values():
+                    if a in s["arms"] and b in s["arms"]:
+                        d, (lo, hi) = paired_bootstrap(*_outcomes(s["arms"][a][metric], s["arms"][b][metric]))
+                        cells.append(f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+                out.append(f"  {a} - {b}: " + ", ".join(cells))
+    return out
 
 
 def plot_seeds(summaries: list[dict], path: Path) -> Path:
@@ -225,6 +273,10 @@ def plot_seeds(summaries: list[dict], path: Path) -> Path:
 
 def main() -> None:
     args = parser().parse_args()
+    if args.compare:
+        seed_of = lambda p: int(re.findall(r"seed(\d+)", str(p))[-1])  # noqa: E731  seed<k>-summary.json, seed<k>/
+        print("\n".join(compare_arms([(seed_of(p), json.loads(Path(p).read_text())) for p in args.compare])))
+        return
     if args.plot:
         summaries = [{"seed": int(Path(p).name.split("-")[0].removeprefix("seed")), **json.loads(Path(p).read_text())}
                      for p in args.plot]
