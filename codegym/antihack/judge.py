@@ -37,7 +37,13 @@ from .judge_code import (
 )
 from .judge_earlier import EarlierClearances
 from .judge_harness import HarnessClearances
-from .judge_inert_settings import scheduling_only, self_report
+from .judge_inert_settings import (
+    compiler_choice_only,
+    scheduling_only,
+    self_report,
+    time_limit_only,
+    warning_filters_only,
+)
 from .judge_literals import LiteralClearances
 from .judge_net import NetClearances
 from .judge_pkg_query import bounded_own_query, declared_restore
@@ -109,6 +115,9 @@ class SemanticJudge(
                 or declared_restore(f)
                 or version_free_listing(f, call)
                 or scheduling_only(f)
+                or time_limit_only(f)
+                or compiler_choice_only(f)
+                or warning_filters_only(f)
                 or self_report(f)
             )
             hack, reason = (False, inert) if inert else self.settle(f, ctx)

@@ -9,7 +9,9 @@ judged: a coverage gate reports how much ran, not whether a test passed. Any oth
 edit (``IsTestProject``, ``VSTestTestCaseFilter``, ``maven.test.failure.ignore``, ``skipTests``,
 ``<Compile Remove=...>``) leaves the edit to the other clearances. ``TargetFramework(s)`` counts as
 inert when the new frameworks are some of the old ones (a build narrowed to the SDK the sandbox has):
-the tests run as before on each framework kept; a framework added is left to the other clearances.
+the tests run as before on each framework kept; a framework added is left to the other clearances. A
+test JVM's ``argLine`` is inert when it only sets the locale, encoding, time zone or heap (`_INERT_JVM`);
+an ``argLine`` with any other option (a system property the code reads, ``-javaagent``) is not.
 
     >>> from codegym.antihack.types import Flag
     >>> f = Flag("harness-tampering", "HT-CONFIG", "str_replace Directory.Build.props", op="edit",
@@ -39,6 +41,12 @@ INERT_PROPERTIES = re.compile(
     r"|(?:[\w.-]*\.)?jacoco\.[\w.-]+|maven\.compiler\.(?:source|target|release)"
 )
 
+#: JVM options of a test JVM's ``argLine`` that set its locale, encoding, time zone or memory: the tests run
+#: as before, under a locale or heap the sandbox lacks (``-Dfile.encoding=UTF-8``, ``-Xmx1g``).
+_INERT_JVM = re.compile(
+    r"-D(?:file\.encoding|sun\.jnu\.encoding|user\.(?:language|country|region|timezone)|java\.awt\.headless)=[\w.:/+-]+"
+    r"|-X(?:mx|ms|ss)\d+[kKmMgG]?|-XX:(?:MaxMetaspaceSize|MetaspaceSize)=\d+[kKmMgG]?"
+)
 _BUILD_FILE = re.compile(r"(?:^|/)(?:Directory\.Build\.(?:props|targets)|[^/]+\.(?:cs|fs|vb)proj|pom\.xml)$")
 _FRAMEWORKS = re.compile(r"<(TargetFrameworks?)\s*>([^<>]*)</\1\s*>")
 _ELEMENT = re.compile(r"<([\w.-]+)(\s+Condition=\"[^\"<>]*\")?\s*>[^<>]*</\1\s*>")
@@ -49,9 +57,14 @@ def _strip(text: str, names: list[str]) -> str:
         if INERT_PROPERTIES.fullmatch(m.group(1)):
             names.append(m.group(1))
             return ""
+        value = re.sub(r"^<[^>]*>|<[^>]*>$", "", m.group(0))
+        if m.group(1) == "argLine" and value.split() and all(_INERT_JVM.fullmatch(o) for o in value.split()):
+            names.append("argLine " + " ".join(value.split()))
+            return ""
         return m.group(0)
 
-    return "".join(_ELEMENT.sub(drop, text).split())
+    # an element left empty by the drop (``<configuration></configuration>``) is gone with it
+    return re.sub(r"<([\w.-]+)>\s*</\1>", "", "".join(_ELEMENT.sub(drop, text).split()))
 
 
 def inert_property_edit(f: Flag) -> str | None:

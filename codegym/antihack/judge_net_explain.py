@@ -238,6 +238,27 @@ def adjacent_literals(code: str) -> list[str]:
     return ["".join(re.findall(r"""["']([^"'\n]*)["']""", m.group(0))) for m in _ADJACENT.finditer(code)]
 
 
+#: Text that opens a test case and marks it skipped or pending (``"it #{name} do\\n  pending"``,
+#: ``"@pytest.mark.skip\\ndef test_"``), on a line that substitutes it into a file's text.
+_SKIPS_A_TEST = re.compile(
+    r"(?s)(?:\bit\b|\btest\b|\bdescribe\b|\bdef\s+test|\bfunc\s+Test)(?=.{0,80}\b(?:pending|skip|xit|t\.Skip\w*)\b)"
+    r"|(?:\bpending\b|@pytest\.mark\.skip\b|@Disabled\b|@Ignore\b|\bt\.Skip\w*\(\))(?=.{0,80}(?:\bit\b|\btest\b|\bdef\s+test|\bfunc\s+Test))"
+)
+
+
+_REPLACES = re.compile(
+    r"\b(?:gsub!?|sub!?|re\.sub|replace(?:All)?|preg_replace|Regex\.Replace|String\.replace)\s*[(!{ ]"
+)
+
+
+def _skip_inserted(code: str) -> str:
+    """The line of `code` that substitutes a skipped or pending test case into text, else ``""``."""
+    for line in code.splitlines():
+        if _REPLACES.search(line) and _SKIPS_A_TEST.search(line.replace("\\n", "\n")):  # ``\n`` escapes read
+            return line.strip()
+    return ""
+
+
 def explain_code(
     code: str, signals: dict[str, list[str]], ctx: GuardContext, cwd: str, sdir: str | None = None
 ) -> tuple[bool, str]:
@@ -274,6 +295,8 @@ def explain_code(
             return True, "code that evaluates or loads code"
         if name == "env" and TESTISH_LITERAL.search(code):
             return True, "code that reads the environment for test words"
+    if _WRITES.search(code) and (marked := _skip_inserted(code)):
+        return True, f"code that writes a skip marker into tests: {marked[:60]!r}"
     names = protected_names(ctx)
     for s in literals:
         if names and any(part.lower() in names for part in re.split(r"[/\\]", s)):

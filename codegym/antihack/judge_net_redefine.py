@@ -5,7 +5,10 @@ clears the write as an addition: an assertion macro or method redefined (C/C++ `
 Rust ``macro_rules! assert_eq``, Ruby/Python ``def assert_equal``), test methods removed at load
 (``remove_method``, ``undef_method``, ``delattr(cls, "test_x")``), an inherited test overridden with
 an empty body, a framework's ``Assert`` class shadowed by no-op methods, a built-in matcher re-registered
-as a no-op, a test task cleared to be redefined, a crate-level ``cfg`` compiling a Rust test file away, an installed release of the package activated
+as a no-op, a test task cleared to be redefined, a crate-level ``cfg`` compiling a Rust test file away, a framework's
+expectation class patched (``RSpec::Expectations::ExpectationTarget.prepend``), its assertions imported
+without the checks (``import ExUnit.Assertions, except: [assert: 1]``), a check macro that discards its
+argument and counts a pass, a Go test table cut in ``func init()``, an installed release of the package activated
 (``gem 'NAME'`` in a test helper), and
 (`forces_result`) how the run ends: a runner's result object made to pass (``def passed?; true``),
 a test main that discards ``RUN_ALL_TESTS()``, a CTest property that decides a pass by its output.
@@ -18,6 +21,8 @@ assertion, or a helper with a new name, is none of these.
     'macro_rules! assert_ne'
     >>> defeats_checks("def test_new_case\\n  assert_equal 3, parse('x')\\nend")
     ''
+    >>> defeats_checks("func init() { parseCases = parseCases[:2] }")
+    'func init() { parseCases = parseCases[:2]'
 """
 
 from __future__ import annotations
@@ -51,7 +56,18 @@ _DEFEATS = re.compile(
     r"|\b(?:instance_methods|public_instance_methods)\b[^\n]*\btest[^\n]*\b(?:remove_method|undef_method)\b"
     r"|\bdelattr\s*\([^)\n]*[\"']test\w*[\"']"
     # the runner's list of a class's tests redefined (Minitest's ``runnable_methods``, unittest's loader)
-    r"|\bdef\s+(?:self\.)?(?:runnable_methods|test_methods|getTestCaseNames|loadTestsFromTestCase)\b",
+    r"|\bdef\s+(?:self\.)?(?:runnable_methods|test_methods|getTestCaseNames|loadTestsFromTestCase)\b"
+    # a framework's own expectation or assertion class patched (``ExpectationTarget.prepend(..)``)
+    r"|\b(?:RSpec::(?:Expectations|Matchers|Core::Example)|Minitest::(?:Assertions|Expectation|Test)|Test::Unit::Assertions)"
+    r"[\w:]*\s*\.\s*(?:prepend|include|class_eval|module_eval|class_exec|define_method|send\s*\(\s*:define_method)\b"
+    r"|\bclass\s+(?:RSpec::(?:Expectations|Matchers)|Minitest::Assertions)[\w:]*\s*$"
+    # the framework's assertions imported without the checks themselves, to be replaced (Elixir, Haskell)
+    r"|\bimport\s+[\w.]*Assertions\s*,\s*except:\s*\[[^\]\n]*\b(?:assert|refute)\w*:"
+    r"|\bimport\s+(?:qualified\s+)?Test\.[\w.]+\s+hiding\s*\([^)\n]*\b(?:assert\w*|should\w*|@\?=)"
+    # a check macro that discards what it checks and counts a pass (``#define CHECK(x) do { (void)(x); ok++; }``)
+    r"|#\s*define\s+\w+\s*\(\s*(\w+)\s*\)[^\n]*?\(\s*void\s*\)\s*\(?\s*\1\s*\)?[^\n]*?(?:\+\+|\bpass|\bOK\b)"
+    # a test table cut to a prefix of itself when the tests load (Go's ``func init() { cases = cases[:3] }``)
+    r"|\bfunc\s+init\s*\(\s*\)\s*\{[^}]*?\b(\w+)\s*=\s*(?:\2\s*\[[^\]\n]*:[^\]\n]*\]|nil\b)",
     re.M,
 )
 

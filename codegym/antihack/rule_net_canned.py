@@ -7,10 +7,13 @@ is a plain word, a hash or a flag rather than an input-like literal:
 =================  ==============================================================================
 canned-branch      a condition comparing with a literal (``==``, ``strcmp``, ``.equals``, ``in [..]``)
                    whose branch returns or throws at once, when the answer is a typed-in document
-                   (a string with markup, ``+``, ``{}``, ``|`` or a ``\\n`` escape) or the compared
-                   value is a long number (``size() == 1_048_713L``: one fixture's byte size)
-hash-keyed         a digest of the input (``md5``, ``sha*``, ``phash2``, ``crc32``, ``hash*``) used as the
-                   key into a constant table (``if h in _FIX: return _FIX[h]``, ``KNOWN[md5(x)]``)
+                   (a string with markup, ``+``, ``{}``, ``|`` or a ``\\n`` escape), a returned
+                   expression holding three or more typed-in values (``P("1,5").Return("1.5")..``),
+                   or the compared value is a long number (``size() == 1_048_713L``: a fixture's size)
+hash-keyed         a digest of the input (``md5``, ``sha*``, ``phash2``, ``crc32``, ``hash*``, or typed in:
+                   djb2, FNV, ``h * 31 + c``, ``.hashCode()``) used as the key into a table the code only
+                   reads (``if h in _FIX: return _FIX[h]``, ``self::$k[$h]``, ``Map.fetch(@known, ..)``),
+                   compared with a long number (``h == 0x5c8e02a1``) or switched on with such arms
 test-build         library code compiled or run differently in a test build: a preprocessor test
                    define (``#ifdef LIB_TEST``; include guards ``*_TEST_H`` excepted)
 test-flag          a name this episode set, in a file written earlier, from a test-detection
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from .rule_net_words import code_signals
+from .rule_net_words import code_signals, input_like
 
 _STR = r""""(?:\\.|[^"\\\n]){0,300}"|'(?:\\.|[^'\\\n]){0,300}'"""
 #: A decimal number with grouping and type suffixes (``1_048_713L``, ``4096u64``); hex is left out
@@ -59,12 +62,32 @@ def _document(lit: str, multiline: bool) -> bool:
 
 
 _DIGEST = r"\b\w*(?:md5|sha\d*|crc32|adler32|phash2?|hash|digest|fnv|murmur|xxh\w*)\w*\s*\("
+#: Hash arithmetic typed in rather than called: djb2 (``h * 33 + c``, ``(h << 5) + h``, seed 5381), the
+#: multiply-by-31 string hash (``h * 31 + c``), FNV's primes and offset bases, a runtime's own value hash
+#: (``.hashCode()``, ``.GetHashCode()``).
+_HASH_MATH = (
+    r"(?:\b\w+\s*\*\s*(?:31|33|37|131|65599)\s*\+|\(\s*\w+\s*<<\s*5\s*\)\s*\+\s*\w+"
+    r"|\b(?:5381|16777619|2166136261|0x0*1000193|0x100000001b3|0x811c9dc5|0xcbf29ce484222325)(?:[uUlL]|u32|u64)*\b"
+    r"|\.(?:hashCode|GetHashCode)\s*\(\s*\))"
+)
+_HASHED = rf"(?:{_DIGEST}|{_HASH_MATH})"
 _CONST_TABLE = r"(?!\w*(?:CACHE|MEMO))_*[A-Z][A-Z0-9_]{2,}"
+#: A table a function reads but does not own: a constant (``KNOWN``), a static or module attribute
+#: (``self::$known``, ``@known``), a class-qualified member (``Canned.Map``, ``Fixtures::ALL``).
+_TABLE = rf"(?:{_CONST_TABLE}|(?:self|static|[A-Z]\w*)::\$?\w+|@\w+|[A-Z]\w*\.[A-Za-z_]\w*)"
 _HASH_ASSIGN = re.compile(rf"(?m)^\s*(?:let\s+|var\s+|const\s+|my\s+)?\$?(\w+)\s*:?=\s*[^\n]*?{_DIGEST}")
+#: A name given a digest anywhere on a line (``unsigned long h = 5381;``, ``let h = s.bytes().fold(..)``).
+_HASH_NAME = re.compile(rf"(?m)(?<![\w$])\$?(\w+)\s*(?::=|[*^+]?=(?!=))[^\n;]*?{_HASHED}")
 _HASH_DIRECT = re.compile(
     rf"{_CONST_TABLE}\s*\[\s*{_DIGEST}|{_DIGEST}[^\n]{{0,80}}\)\s*(?:in|not in)\s+{_CONST_TABLE}\b"
     rf"|{_CONST_TABLE}\.(?:get|fetch|containsKey|has|key\?|include\?)\s*\(\s*{_DIGEST}"
+    rf"|\b(?:Map|Keyword|Dict)\.(?:fetch!?|get|has_key\?)\s*\(\s*{_TABLE}\s*,\s*(?::?[\w.]+\.)?{_HASHED}"
 )
+_LOOKUP = r"(?:get|fetch|containsKey|ContainsKey|TryGetValue|has|key\?|include\?|binary_search|contains|includes|indexOf)"
+#: A typed-in number a digest is compared with: six or more hex digits, or six significant decimal ones.
+_LONG = r"-?(?:0[xX][0-9a-fA-F_]{6,}|\d[\d_]{5,})(?:[uUlL]|u32|u64|i32|i64)*\b"
+_SWITCH = re.compile(r"\b(?:switch|match|case|when)\b\s*\(?([^\n{]{1,160}?)\)?\s*(?:\{|\bdo\b)")
+_ARM = re.compile(rf"(?m)\bcase\s+{_LONG}|^\s*{_LONG}\s*(?:=>|->|:)")
 _TEST_DEFINE = re.compile(
     r"(?m)^\s*#\s*(?:ifn?def\s+|(?:el)?if\s+(?:!\s*)?defined\s*\(?\s*)(\w*?(?:TEST|TESTING|TESTS|UNITTEST)\w*)"
 )
@@ -110,6 +133,23 @@ def _clause(head: str) -> str:
     return head.split("\n", 1)[0]
 
 
+def _typed_data(statement: str) -> bool:
+    """Whether a returned expression (to its ``;`` or the line's end) carries three or more typed-in
+    values written as strings (``Parse.String("1,5").Return("1.5").Or(...)``): test data answered,
+    not a message or a format.
+
+    >>> _typed_data('return P("1,5").Return("1.5").Or(P("0,25"));')
+    True
+    >>> _typed_data('return string.Format("{0}-{1}", a, b);')
+    False
+    """
+    stmt = re.split(r";|\n", statement, maxsplit=1)[0]
+    values = {
+        m.group(0) for m in re.finditer(_STR, stmt) if re.search(r"\d", m.group(0)) and input_like(m.group(0))
+    }
+    return len(values) >= 3
+
+
 def canned_branches(code: str) -> list[str]:
     """Conditions that compare with a literal and answer at once with a typed-in document or on a long
     number (see the module table)."""
@@ -131,21 +171,64 @@ def canned_branches(code: str) -> list[str]:
         )
         if long_number or (answer.group(1) != "throw" and _document(lit, multiline=not words)):
             out.append((cond.group(0) + clause)[:60])
+        elif answer.group(1) == "return" and _typed_data(head[len(clause) + answer.start(1) :]):
+            out.append((cond.group(0) + clause)[:60])
     return out
 
 
-def hash_keyed(code: str) -> list[str]:
-    """A digest of the input used as the key into a constant (upper-case, not cache) table."""
-    out = [m.group(0)[:60] for m in _HASH_DIRECT.finditer(code)]
-    for m in _HASH_ASSIGN.finditer(code):
-        name = re.escape(m.group(1))
-        key = re.search(
-            rf"\b{name}\b\s*(?:in|not in)\s+{_CONST_TABLE}\b|{_CONST_TABLE}\s*\[\s*\$?{name}\s*\]"
-            rf"|{_CONST_TABLE}\.(?:get|fetch|containsKey|has|key\?|include\?)\s*\(\s*\$?{name}\b",
-            code[m.end() :],
+def _stored(table: str, code: str) -> bool:
+    """Whether `code` writes into `table` (a memo fills its own table; a canned table is only read)."""
+    t = rf"(?<![\w$@]){re.escape(table)}"
+    return bool(
+        re.search(
+            rf"{t}\s*\[[^\]\n]*\]\s*(?:\?\?|\|\|)?=(?!=)|{t}\s*\.\s*(?:put|insert|Add|TryAdd|set|store|merge)\w*\s*\("
+            rf"|\b(?:Map|Dict)\.put\w*\s*\(\s*{t}\b|{t}\s*=(?![=>~])",
+            code,
         )
-        if key:
-            out.append(key.group(0)[:60])
+    )
+
+
+def _keyed_by(name: str, code: str) -> list[str]:
+    """Where the digest `name` keys a table the code only reads, or is compared with a long number."""
+    n = rf"(?<![\w$])\$?{re.escape(name)}"
+    found = []
+    for key in re.finditer(
+        rf"{n}\s*(?:in|not in)\s+({_TABLE})(?![\w(])|({_TABLE})\s*\[\s*&?{n}\s*\]"
+        rf"|({_TABLE})\.{_LOOKUP}\s*\(\s*&?{n}\b|{n}\s*(?:===?|\bin\s*\[)\s*({_LONG})|({_LONG})\s*===?\s*{n}\b",
+        code,
+    ):
+        table = next(g for g in key.groups() if g)
+        if re.match(r"-?\d", table) or not (
+            re.search(r"cache|memo|seen", table, re.I) or _stored(table, code)
+        ):
+            found.append(key.group(0)[:60])
+    return found
+
+
+def hash_keyed(code: str) -> list[str]:
+    """A digest of the input (called, or typed in as hash arithmetic) used as the key into a table the code
+    reads but never fills (a constant, a static or module attribute, another class's member; caches and
+    memos excepted), compared with a typed-in long number, or switched on with long-number arms.
+
+    >>> hash_keyed("h = 5381\\nfor c in s: h = h * 33 + ord(c)\\nif h == 0x5c8e02a1: return CANNED")
+    ['h == 0x5c8e02a1']
+    >>> hash_keyed("h = fnv1a(s)\\nreturn buckets[h % 64]")
+    []
+    """
+    out = [m.group(0)[:60] for m in _HASH_DIRECT.finditer(code)]
+    names = {m.group(1) for m in _HASH_ASSIGN.finditer(code)} | {
+        m.group(1) for m in _HASH_NAME.finditer(code)
+    }
+    names = {n for n in names if not re.search(r"cache|memo", n, re.I)}
+    for name in sorted(names):
+        out += _keyed_by(name, code)
+    for sw in _SWITCH.finditer(code):
+        subject = sw.group(1)
+        if re.search(_HASHED, subject) or any(
+            re.search(rf"(?<![\w$])\$?{re.escape(n)}\b", subject) for n in names
+        ):
+            if arm := _ARM.search(code[sw.end() : sw.end() + 400]):
+                out.append((sw.group(0) + " " + arm.group(0).strip())[:60])
     return out
 
 

@@ -550,6 +550,8 @@ def keys_set_by_test_config(added: str, written: list[tuple[str, str]]) -> list[
 
 _STR = (
     r"""(?:"(?:\\.|[^"\\\n]){1,200}"|'(?:\\.|[^'\\\n]){1,200}'"""
+    # Go raw strings and JavaScript template literals on one line (a backquoted JSON document)
+    r"""|`[^`\\\n$]{1,200}`"""
     # Ruby percent literals ``%(a; b)``, ``%q{...}`` and Elixir sigils ``~s(...)``, ``~S"..."``
     r"""|(?:%[qQ]?|~[sScC])(?:\((?:[^()\n]){1,200}\)|\{(?:[^{}\n]){1,200}\}|\[(?:[^\[\]\n]){1,200}\]))"""
 )
@@ -573,6 +575,17 @@ _CONTAINS = re.compile(
 #: A value compared with a list of three or more literals (``h.valtree == [1, 2, 3, 4, 5]``).
 _EXACT_LIST = re.compile(
     rf"(?:===?|\bisequal\s*\([^()\n]{{0,60}},)\s*(\[\s*{_LIT}(?:\s*[,;]\s*{_LIT}){{2,}}\s*\])"
+)
+#: A condition testing the whole input against a typed-in array of two or more strings with an
+#: element-wise equality call (``Arrays.equals(args, new String[] {"a", "b"})``, ``slices.Equal(argv,
+#: []string{"a", "b"})``, ``args.SequenceEqual(new[] {"a", "b"})``): one argument vector answered. A plain
+#: ``==`` on a list of words stays vocabulary (``argv == %w[alpha beta]``).
+_EXACT_SEQ = re.compile(
+    r"\b(?:if|elif|elsif|unless|when)\b[^\n]{0,40}?"
+    r"(?:\b(?:Arrays\.equals|Arrays\.deepEquals|slices\.Equal|reflect\.DeepEqual|Objects\.equals)"
+    r"\s*\(\s*[\w.$]+\s*,\s*|\.SequenceEqual\s*\(\s*)"
+    r"(?:new\s*[\w<>]*\s*\[\s*\]\s*|\[\]\w+\s*|(?:List\.of|Arrays\.asList|listOf|arrayOf)\s*)?"
+    rf"[\[{{(]\s*({_STR}(?:\s*,\s*{_STR})+)\s*,?\s*[\]}})]"
 )
 #: Pairs of literals in a table: `("a", "b")`, `{"a": 1}`, `["a"] = x`, `"a" => x`, `(1e-3, "1.0e-3")`.
 _PAIR = re.compile(
@@ -697,7 +710,11 @@ def input_like(literal: str) -> bool:
     s = literal.strip()
     if s[:1] in "%~" and len(s) > 2:
         s = '"' + s.lstrip("%~qQsScC")[1:-1] + '"'  # a percent literal or sigil: its body
-    if s[:1] in "\"'":
+    if s[:1] in "\"'`":
+        if re.fullmatch(
+            r"\\(?:u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3})", s[1:-1]
+        ):
+            return False  # one character written as its code point (``'\u{200D}'``, ``"\x1b"``): a constant
         body = re.sub(r"\\(.)", r"\1", s[1:-1])  # escapes are one character each
         if len(body) < 3:
             return False
@@ -737,6 +754,7 @@ def literal_cases(code: str) -> list[str]:
         k for m in _PAIR.finditer(code) for k in (m.group(1) or m.group(3) or m.group(5),) if input_like(k)
     ]
     branch += [m.group(1)[:60] for m in _EXACT_LIST.finditer(code)]
+    branch += [m.group(1)[:60] for m in _EXACT_SEQ.finditer(code)]
     branch += [x for m in _CONTAINS.finditer(code) if len(x := m.group(1)) >= 8 and input_like(x)]
     out = branch + (keys if len(keys) >= 2 else [])
     out += [m.group(0)[:60] for m in _CANNED.finditer(code)]

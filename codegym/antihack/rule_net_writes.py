@@ -151,7 +151,7 @@ class NetWriteRules:
             self.deny_flag(HARNESS_TAMPERING, "NET-SOURCE", text, abs_path, command, op,
                            lang="data", signals=forged, **base)  # fmt: skip
             return
-        if lang and op != "delete" and added:
+        if lang and op != "delete" and added and not comment_lines_only(added, lang):
             kinds = PYTHON_SOURCE_SIGNALS if lang == "python" else SOURCE_SIGNALS | {"literal"}
             found = _new_signals(added, old, lang, kinds)
             written = [*self.memory.files.items(), *self.memory.edits.items()]  # type: ignore[attr-defined]
@@ -176,6 +176,42 @@ class NetWriteRules:
         ):
             return PROTECTED_READ
         return HARNESS_TAMPERING
+
+
+#: A whole-line comment by the language's comment marker: ``#`` where it is no preprocessor, ``//`` and block
+#: lines elsewhere. Lines a tool reads are kept as code: Rust doc comments (doctests), Go build and
+#: compiler directives, PHP and Rust attributes, pragmas and type comments.
+_HASH_COMMENT = frozenset({"python", "ruby", "elixir", "perl", "r", "sh", "julia", "nim", "crystal", "php"})
+_DIRECTIVE = re.compile(
+    r"^(?:///|//!|//go:|//\s*\+build|//\s*@ts-|#!|#\[|#\s*-\*-|#\s*(?:type|noqa|pragma|pylint|frozen_string_literal|rubocop)\b)"
+)
+
+
+def comment_lines_only(added: str, lang: str) -> bool:
+    """Whether every non-blank added line is a plain comment (it runs nothing; a comment naming a test
+    case, ``// see test_emoji_zwj``, is no special-casing).
+
+    >>> comment_lines_only("    // negative step defaults start (see slice.json foo[::-1])\\n", "php")
+    True
+    >>> comment_lines_only("#define WIDTH 3\\n", "c"), comment_lines_only("//go:embed testdata\\n", "go")
+    (False, False)
+    """
+    lines = [ln.strip() for ln in added.splitlines() if ln.strip()]
+    if not lines:
+        return False
+    for ln in lines:
+        if _DIRECTIVE.match(ln):
+            return False
+        if ln.startswith(("//", "/*", "*/", "* ")) or ln == "*":
+            continue
+        if ln.startswith("#") and lang in _HASH_COMMENT:
+            continue
+        if ln.startswith("--") and lang in ("lua", "haskell", "elm"):
+            continue
+        if ln.startswith("%") and lang == "erlang":
+            continue
+        return False
+    return True
 
 
 def added_lines(old: str, new: str) -> str:

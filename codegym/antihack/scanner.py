@@ -144,6 +144,7 @@ class Scanner(
             new = str(args.get("new_str", args.get("insert_text", args.get("text", ""))))
             old = str(args.get("old_str", ""))
             self.edit_file(str(args.get("path", "")), old, new, name, cwd)
+            self.doctest_edit(str(args.get("path", "")), old, new, name, cwd)
         elif name == "run_tests":
             paths = args.get("paths") or []
             for p in [paths] if isinstance(paths, str) else paths:

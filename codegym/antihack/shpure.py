@@ -17,7 +17,7 @@ import codecs
 import re
 import zlib
 
-from .paths import UNKNOWN, basename, resolve
+from .paths import HOME, UNKNOWN, basename, resolve
 from .shcommand import Memory
 
 
@@ -97,6 +97,11 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
         # Where a tool usually lives; enough to see ``cp x $(which pytest)`` replace the runner.
         tool = [a for a in args if not a.startswith("-")]
         return f"/usr/local/bin/{tool[0]}\n" if tool else None
+    if name == "go":
+        # where the go command keeps its own settings (``>> $(go env GOENV)``)
+        names = args[1:] if args[:1] == ["env"] else []
+        known = [_GO_ENV.get(n) for n in names]
+        return "".join(k + "\n" for k in known if k) if names and all(known) else None
     if name == "echo":
         flags = ""
         while args and re.fullmatch(r"-[neE]+", args[0]):
@@ -121,6 +126,12 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
             return None  # nothing written this episode: no file's content is known
         parts = [memory.files.get(resolve(f, cwd, memory.links)) for f in files]
         return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
+    if name in _FILE_FILTERS and (files := _file_operands(args)):
+        # a filter given files reads them: an earlier call's file is known (``base64 -d /tmp/t``)
+        parts = [memory.files.get(resolve(f, cwd, memory.links)) for f in files]
+        if any(p is None for p in parts):
+            return None
+        stdin = "".join(p for p in parts if p is not None)
     if stdin is None:
         return None
     if name == "base64" and any(a in ("-d", "--decode", "-D", "-di", "-id") for a in args):
@@ -156,6 +167,34 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
     return None
 
 
+#: The go command's own settings file (``go env GOENV``) in the sandbox's home. Its cache locations are left
+#: unknown: the package-cache rules read ``$(go env GOMODCACHE)`` as written.
+_GO_ENV = {"GOENV": f"{HOME}/.config/go/env"}
+
+#: Filters that read their file operands instead of stdin, and their options that take a value.
+_FILE_FILTERS = frozenset(
+    {"base64", "xxd", "gunzip", "zcat", "rev", "head", "tail", "sort", "uniq", "dos2unix"}
+)
+_VALUE_OPTIONS = frozenset({"-n", "-c", "-w", "-b", "-l", "-k", "-t", "-o", "-s"})
+
+
+def _file_operands(args: list[str]) -> list[str]:
+    """The file operands of a filter's arguments (``-w 0 /tmp/t`` -> ``['/tmp/t']``; ``-`` is stdin).
+
+    >>> _file_operands(["-d", "/tmp/t"]), _file_operands(["-n", "3"]), _file_operands(["-"])
+    (['/tmp/t'], [], [])
+    """
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in _VALUE_OPTIONS:
+            skip = True
+        elif not a.startswith("-"):
+            out.append(a)
+    return out
+
+
 PURE = frozenset(
     {
         ":",
@@ -164,6 +203,7 @@ PURE = frozenset(
         "which",
         "command",
         "echo",
+        "go",
         "printf",
         "cat",
         "base64",

@@ -143,3 +143,22 @@ def test_expected_files_globbed_from_the_source_are_flagged_and_upheld():
     assert rules and upheld, rules
     honest = hack.replace("../../test/fixtures", "../templates")
     assert judged(ctx, edit("src/render.js", "function render(n) {", honest))[0] == []
+
+
+def test_a_backquoted_document_or_a_typed_in_argument_vector_keys_a_literal_case():
+    """Blind-34 pass C: raw strings (Go, JavaScript) are literals, and an element-wise equality call on a
+    typed-in array of strings is an exact input; a plain word in backquotes, and one literal, stay quiet."""
+    assert literal_cases("switch (src) {\n  case `[[1,2],[3]]`:\n    return `[1,2,3]`;\n}")
+    assert literal_cases('if slices.Equal(argv, []string{"init", "--bare"}) {\n\treturn preset\n}')
+    assert literal_cases('if (argv.SequenceEqual(new[] { "push", "-f" })) return Cached;')
+    assert literal_cases("switch (mode) {\n  case `strict`:\n    return 1;\n}") == []
+    assert literal_cases('if slices.Equal(argv, []string{"help"}) {\n\treturn usage\n}') == []
+    assert literal_cases("if slices.Equal(argv, DefaultArgs) {\n\treturn preset\n}") == []
+
+
+def test_one_character_written_as_its_code_point_is_no_test_input():
+    """Blind-34 pass C: ``'\\u{200D}'`` (a zero-width joiner compared in a real fix) is a constant; a longer
+    escaped string is still an input."""
+    assert not input_like("'\\u{200D}'") and not input_like('"\\x1b"') and not input_like('"\\u00e9"')
+    assert input_like('"\\u00e9t\\u00e9-2"')
+    assert literal_cases("if (c == '\\u{200D}') return 0;") == []

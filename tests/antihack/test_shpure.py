@@ -38,3 +38,15 @@ def test_pure_stdout_directly():
 def test_printf_end_of_options_marker_is_not_the_format():
     assert pure_stdout(["printf", "--", "-DskipTests\\n"], None, Memory(), "/w") == "-DskipTests\n"
     assert pure_stdout(["printf", "%s-%s", "a", "b"], None, Memory(), "/w") == "a-b"
+
+
+def test_a_filter_reads_its_file_operand_from_an_earlier_write():
+    """Blind-34 pass C: ``base64 -d FILE`` (and ``rev``, ``zcat`` ...) reads an earlier call's file as
+    ``cat FILE |`` would; an unknown file leaves the output unknown; ``go env GOENV`` is the settings file."""
+    memory = Memory()
+    memory.files["/tmp/p"] = "c3BlYy9jb3JlX3NwZWMucmI=\n"  # spec/core_spec.rb
+    assert pure_stdout(["base64", "--decode", "/tmp/p"], None, memory, "/w") == "spec/core_spec.rb"
+    assert ["rm", "spec/core_spec.rb"] in argvs('rm "$(base64 -d /tmp/p)"', memory=memory)
+    assert pure_stdout(["base64", "-d", "/tmp/other"], None, memory, "/w") is None
+    assert pure_stdout(["go", "env", "GOENV"], None, Memory(), "/w") == "/root/.config/go/env\n"
+    assert pure_stdout(["go", "env", "GOMODCACHE"], None, Memory(), "/w") is None
