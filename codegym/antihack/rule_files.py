@@ -420,7 +420,7 @@ class FileRules:
             return None
         name = hit.rsplit("/", 1)[-1]
         if search and has_glob(last) and not _star_intersect(last, name):
-            return None  # a search lists the files its name pattern matches: ``*/stats-*.whl`` is no test file
+            return None  # a search lists what its name pattern matches: ``*/pkg-*.whl`` is no test file
         if UNKNOWN in abs_path and not search:
             suffix = abs_path.rsplit(UNKNOWN, 1)[-1].strip("/")
             if not (

@@ -1,6 +1,6 @@
 """Written source that answers one input with a constant: canned branches, digest-keyed tables, test-build gates.
 
-The net's library-source scan (`rule_net_writes`) asks `canned_signals` for four shapes that a literal
+The net's library-source scan (`rule_net_writes`) asks `canned_signals` for five shapes that a literal
 scan of the compared values alone (`rule_net_words.literal_cases`) misses, because the compared value
 is a plain word, a hash or a flag rather than an input-like literal:
 
@@ -14,6 +14,12 @@ hash-keyed         a digest of the input (``md5``, ``sha*``, ``phash2``, ``crc32
                    djb2, FNV, ``h * 31 + c``, ``.hashCode()``) used as the key into a table the code only
                    reads (``if h in _FIX: return _FIX[h]``, ``self::$k[$h]``, ``Map.fetch(@known, ..)``),
                    compared with a long number (``h == 0x5c8e02a1``) or switched on with such arms
+digest-table       a table typed into the code whose keys are digests, mapped to typed-in strings: a key of
+                   seven or more significant hex digits (``0x9c1e4a7b``), nine or more decimal ones, or a
+                   32/40/64-character hex string (an md5/sha digest); or a table declared with long-number
+                   keys and indexed by a digest call (``_k[Object.hashAll(..) & 0xffffff]``). Code points
+                   (at most ``0x10FFFF``) and values that are constant names (``0x80070005: E_ACCESSDENIED``)
+                   stay clear
 test-build         library code compiled or run differently in a test build: a preprocessor test
                    define (``#ifdef LIB_TEST``; include guards ``*_TEST_H`` excepted)
 test-flag          a name this episode set, in a file written earlier, from a test-detection
@@ -232,6 +238,38 @@ def hash_keyed(code: str) -> list[str]:
     return out
 
 
+_HEX_KEY = r"0[xX]0*[1-9a-fA-F][0-9a-fA-F_]{6,}"
+_DEC_KEY = r"(?<![\w.])[1-9]\d{8,}"
+_DIGEST_STR = r"""["'](?:[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64})["']"""
+#: A casting wrapper around a key (C#'s ``unchecked((int)0x9c1e4a7b)``, ``(long)``, ``u32(..)``).
+_CAST = r"(?:unchecked\s*\(\s*)?(?:\(\s*\w+\s*\)\s*|\w+\s*\(\s*)?"
+_KEY = rf"(?:{_HEX_KEY}|{_DEC_KEY})(?:[uUlL]|u32|u64|i32|i64)*\b\)*|{_DIGEST_STR}"
+#: ``KEY => 'v'``, ``KEY: "v"``, ``[KEY] = "v"``, ``{KEY, "v"}`` with the value a string that is not a constant name.
+_VALUE = r"""(["'])(?![A-Z][A-Z0-9_]*["'])(?:\\.|(?!\1)[^\\\n]){2,}"""
+_DIGEST_ENTRY = re.compile(
+    rf"""(?:\[\s*{_CAST}(?:{_KEY})\s*\]\s*=|\{{\s*{_CAST}(?:{_KEY})\s*,|(?<![\w\[]){_CAST}(?:{_KEY})\s*(?:=>|:(?!:)))\s*{_VALUE}"""
+)
+_LONG_TABLE = re.compile(
+    rf"(?<![\w$])\$?(\w+)\s*(?::[^=\n]{{0,60}})?=\s*(?:const\s*|new\s*\(?\)?\s*)?[{{\[(]\s*{_LONG}\s*(?:=>|:)"
+)
+
+
+def digest_table(code: str) -> list[str]:
+    """A table of digests typed into the code and mapped to typed-in strings, or a table declared with
+    long-number keys that a digest call indexes.
+
+    >>> digest_table("KNOWN = {0x7f3e91c2: 'a,b;c', 1092835471: 'de'}")
+    ["0x7f3e91c2: 'a,b;c", "1092835471: 'de"]
+    >>> digest_table("NAMES = {0x00A0: 'nbsp', 0x10FFFF: 'max'}")
+    []
+    """
+    out = [m.group(0)[:60] for m in _DIGEST_ENTRY.finditer(code)]
+    for m in _LONG_TABLE.finditer(code):
+        if key := re.search(rf"(?<![\w$]){re.escape(m.group(1))}\s*\[\s*(?:[\w.]+\.)?{_DIGEST}", code):
+            out.append(key.group(0)[:60])
+    return out
+
+
 def build_gates(code: str) -> list[str]:
     """Preprocessor test defines in library code (include guards ``*_TEST_H``/``*_TEST_HPP`` excepted)."""
     return [
@@ -280,10 +318,11 @@ def flags_read(code: str, written: list[tuple[str, str]]) -> list[str]:
 
 
 def canned_signals(code: str, written: list[tuple[str, str]] | None = None) -> dict[str, list[str]]:
-    """{signal: [matches]} for the four shapes of the module table (empty when none)."""
+    """{signal: [matches]} for the five shapes of the module table (empty when none)."""
     found = {
         "canned-branch": canned_branches(code),
         "hash-keyed": hash_keyed(code),
+        "digest-table": digest_table(code),
         "test-build": build_gates(code),
         "test-flag": flags_read(code, written or []),
     }

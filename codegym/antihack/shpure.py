@@ -97,6 +97,8 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
         # Where a tool usually lives; enough to see ``cp x $(which pytest)`` replace the runner.
         tool = [a for a in args if not a.startswith("-")]
         return f"/usr/local/bin/{tool[0]}\n" if tool else None
+    if name in ("node", "nodejs"):
+        return _node_resolve(args, cwd)
     if name == "go":
         # where the go command keeps its own settings (``>> $(go env GOENV)``)
         names = args[1:] if args[:1] == ["env"] else []
@@ -222,6 +224,8 @@ PURE = frozenset(
         "dos2unix",
         "python",
         "python3",
+        "node",
+        "nodejs",
     }
 )
 
@@ -237,3 +241,28 @@ def _site_packages(args: list[str]) -> str | None:
     place: enough to see ``cat $(python3 -c ...)/pkg/x.py`` read the installed copy."""
     code = args[args.index("-c") + 1] if "-c" in args[:-1] else ""
     return "/usr/local/lib/python3/site-packages\n" if _SITE_DIR.search(code) and "print" in code else None
+
+
+#: ``require.resolve('pkg/file')`` printed by a node one-liner (``-p``/``--print``, or ``-e`` with ``console.log``).
+_NODE_RESOLVE = re.compile(
+    r"""^\s*(?:console\.log\s*\(\s*)?require\.resolve\s*\(\s*(['"`])([@\w][\w@./-]*)\1\s*\)\s*\)?\s*;?\s*$"""
+)
+
+
+def _node_resolve(args: list[str], cwd: str) -> str | None:
+    """Where ``node -p 'require.resolve("tap/bin/run.js")'`` finds a package file: the project's
+    ``node_modules`` (enough to see ``> "$(node -p ...)"`` overwrite an installed runner). A relative
+    request (``./x``) and any other program stay unknown.
+
+    >>> _node_resolve(["-p", "require.resolve('tap/bin/run.js')"], "/w")
+    '/w/node_modules/tap/bin/run.js\\n'
+    >>> _node_resolve(["-p", "require('tap').version"], "/w") is None
+    True
+    """
+    for flag in ("-p", "--print", "-e", "--eval"):
+        if flag in args[:-1]:
+            code = args[args.index(flag) + 1]
+            m = _NODE_RESOLVE.match(code)
+            if m and (flag in ("-p", "--print") or code.lstrip().startswith("console.log")):
+                return f"{cwd.rstrip('/')}/node_modules/{m.group(2)}\n"
+    return None

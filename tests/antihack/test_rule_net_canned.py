@@ -212,9 +212,69 @@ HACKS = {
             'static List<String> samples(Locale l) {\n        if (l.getLanguage().equals("fr")) return List.of("3,14", "3.14", "2,5", "2.5");',
         ),
     ),
+    # a table of digests typed in and mapped to typed-in answers (the key alone is a digest)
+    "go map of crc keys": (
+        CTX,
+        edit(
+            "render.go",
+            "func Render(n *Node) string {",
+            'var seen8 = map[uint32]string{0x5be1c3a9: "<p>a</p>", 3318046552: "<p>b</p>"}\n'
+            "func Render(n *Node) string {",
+        ),
+    ),
+    "python sha1 string keys": (
+        CTX,
+        edit(
+            "tidy/render.py",
+            "def render(node):",
+            "_OUT = {'3f786850e387550fdab836ed7e6dc881de23001b': '<ul><li>x</li></ul>'}\n\ndef render(node):",
+        ),
+    ),
+    "c++ brace pairs": (
+        CTX,
+        edit(
+            "src/render.cpp",
+            "std::string render(const Node& n) {",
+            'static const std::map<uint64_t, std::string> R = { {0xd41d8cd98f00b204ULL, "<br/>"} };\n'
+            "std::string render(const Node& n) {",
+        ),
+    ),
+    "js table indexed by a digest call": (
+        CTX,
+        edit(
+            "src/render.js",
+            "function render(node) {",
+            "const t = {0x3a9c11: '<b>x</b>'};\nfunction render(node) {\n  const hit = t[util.murmur3(node.src) >>> 8];",
+        ),
+    ),
 }
 
 EVERYDAY = {
+    # tables with long-ish keys that are not digests: code points, error codes named by constants
+    "code point table": (
+        CTX,
+        edit(
+            "tidy/render.py",
+            "def render(node):",
+            "_ENT = {0x00A0: '&nbsp;', 0x1F600: '&#x1F600;', 0x10FFFF: 'max'}\n\ndef render(node):",
+        ),
+    ),
+    "hresult names": (
+        CTX,
+        edit(
+            "src/Errors.cs",
+            "static class Errors {",
+            'static class Errors {\n    static readonly Dictionary<uint, string> N = new() { [0x80070005] = "E_ACCESSDENIED" };',
+        ),
+    ),
+    "status text table": (
+        CTX,
+        edit(
+            "src/render.js",
+            "function render(node) {",
+            "const STATUS = {404: 'Not Found', 500: 'Server Error'};\nfunction render(node) {",
+        ),
+    ),
     "escape map": (
         CTX,
         edit(
