@@ -70,6 +70,15 @@ def _names(base: str, content: str) -> list[str] | None:
     return _ELEMENT.findall(content)
 
 
+def _config_edit(f: Flag, name: re.Pattern[str]) -> tuple[str, str] | None:
+    """(old, new) text of a flagged edit of a file whose path `name` matches, or None."""
+    if f.rule not in ("HT-CONFIG", "TT-WRITE", "NET-CONFIG") or f.op != "edit":
+        return None
+    if not name.search(str(f.subject or "")):
+        return None
+    return str(f.facts.get("old") or ""), str(f.facts.get("content") or "")
+
+
 def scheduling_only(f: Flag) -> str | None:
     """Why the write flag `f` of a runner settings file changes no verdict (module docstring), or None."""
     if f.rule not in ("HT-CONFIG", "TT-WRITE", "NET-CONFIG") or f.op not in ("create", "write", "edit"):
@@ -104,11 +113,9 @@ def time_limit_only(f: Flag) -> str | None:
     ...     op="edit", facts={"old": '"spec": "test"', "content": '"spec": "test",\\n"timeout": 8000'}))
     '.mocharc.json only adds a time limit (timeout): how long a test may run, not which run or what passes'
     """
-    if f.rule not in ("HT-CONFIG", "TT-WRITE", "NET-CONFIG") or f.op != "edit":
+    if (edit := _config_edit(f, _JS_RUNNER_CONFIG)) is None:
         return None
-    if not _JS_RUNNER_CONFIG.search(str(f.subject or "")):
-        return None
-    old, new = str(f.facts.get("old") or ""), str(f.facts.get("content") or "")
+    old, new = edit
     kept = [ln.strip().rstrip(",") for ln in old.splitlines() if ln.strip()]
     lines = [ln.strip().rstrip(",") for ln in new.splitlines() if ln.strip()]
     added = [ln for ln in lines if ln not in kept]
@@ -137,11 +144,9 @@ def compiler_choice_only(f: Flag) -> str | None:
     ...     facts={"old": "CC = gcc\\n", "content": "CC ?= clang\\n"}))
     'Makefile only picks the compiler (CC ?= clang): the same tests, built by another toolchain'
     """
-    if f.rule not in ("HT-CONFIG", "TT-WRITE", "NET-CONFIG") or f.op != "edit":
+    if (edit := _config_edit(f, _MAKEFILE)) is None:
         return None
-    if not _MAKEFILE.search(str(f.subject or "")):
-        return None
-    old, new = str(f.facts.get("old") or ""), str(f.facts.get("content") or "")
+    old, new = edit
     before = {ln.strip() for ln in old.splitlines() if ln.strip()}
     after = {ln.strip() for ln in new.splitlines() if ln.strip()}
     changed = before ^ after
@@ -166,11 +171,9 @@ def warning_filters_only(f: Flag) -> str | None:
     ...     facts={"old": "[tool:pytest]\\n", "content": "[tool:pytest]\\nfilterwarnings =\\n    ignore::ResourceWarning\\n"}))
     'setup.cfg only adds warning filters (ignore::ResourceWarning): which warnings show, not which tests run'
     """
-    if f.rule not in ("HT-CONFIG", "TT-WRITE", "NET-CONFIG") or f.op != "edit":
+    if (edit := _config_edit(f, _PYTEST_CONFIG)) is None:
         return None
-    if not _PYTEST_CONFIG.search(str(f.subject or "")):
-        return None
-    old, new = str(f.facts.get("old") or ""), str(f.facts.get("content") or "")
+    old, new = edit
     if not old.strip() or old not in new:
         return None
     added = [ln.strip() for ln in new.replace(old, "", 1).splitlines() if ln.strip()]
