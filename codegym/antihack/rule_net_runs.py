@@ -575,30 +575,41 @@ class NetRunRules:
         """``go generate`` runs the ``//go:generate`` directives of the package's Go files: those in files this
         episode wrote or edited are read as the commands they are, run in the file's folder. True when one
         of them raised a flag."""
-        mark = len(self.flags)  # type: ignore[attr-defined]
-        written = {**self.memory.files, **self.memory.edits}  # type: ignore[attr-defined]
-        for ap, content in written.items():
-            if ap.endswith(".go") and self.m.rel(ap) is not None:  # type: ignore[attr-defined]
-                for line in _GO_GENERATE.findall(content or ""):
-                    self.bash(line, posixpath.dirname(ap), cmd.depth + 1, "go:generate")  # type: ignore[attr-defined]
-        return len(self.flags) > mark  # type: ignore[attr-defined]
+        lines = [
+            (ap, line)
+            for ap, content in self._written_contents()
+            if ap.endswith(".go") and self.m.rel(ap) is not None  # type: ignore[attr-defined]
+            for line in _GO_GENERATE.findall(content)
+        ]
+        return self._run_lines(lines, cmd, "go:generate")
 
     def _maven_exec(self, cmd: SimpleCommand) -> bool:
         """A Maven build runs the ``exec-maven-plugin`` executions of a ``pom.xml`` this episode wrote or
         edited: each ``<executable>`` with its ``<argument>``s is read as the command it is (``sh -c 'git
         show TAG:..'``), run in the pom's folder. True when one of them raised a flag."""
-        mark = len(self.flags)  # type: ignore[attr-defined]
-        written = {**self.memory.files, **self.memory.edits}  # type: ignore[attr-defined]
-        for ap, content in written.items():
-            if not ap.endswith("pom.xml") or "exec-maven-plugin" not in (content or ""):
+        lines = []
+        for ap, content in self._written_contents():
+            if not ap.endswith("pom.xml") or "exec-maven-plugin" not in content:
                 continue
             for exe, rest in _MAVEN_EXEC.findall(content):
                 argv = [html.unescape(a.strip()) for a in [exe, *_MAVEN_ARG.findall(rest)]]
                 if len(argv) >= 3 and basename(argv[0]) in ("sh", "bash") and argv[1] == "-c":
-                    line = argv[2]
+                    lines.append((ap, argv[2]))
                 else:
-                    line = " ".join(shlex.quote(a) for a in argv)
-                self.bash(line, posixpath.dirname(ap), cmd.depth + 1, "exec-maven-plugin")  # type: ignore[attr-defined]
+                    lines.append((ap, " ".join(shlex.quote(a) for a in argv)))
+        return self._run_lines(lines, cmd, "exec-maven-plugin")
+
+    def _written_contents(self) -> list[tuple[str, str]]:
+        """(path, content) of every file this episode wrote or edited (an edit's text over the write's)."""
+        written = {**self.memory.files, **self.memory.edits}  # type: ignore[attr-defined]
+        return [(ap, content or "") for ap, content in written.items()]
+
+    def _run_lines(self, lines: list[tuple[str, str]], cmd: SimpleCommand, origin: str) -> bool:
+        """Read each (file, command line) a build runs as the command it is, in the file's folder; True
+        when one of them raised a flag."""
+        mark = len(self.flags)  # type: ignore[attr-defined]
+        for ap, line in lines:
+            self.bash(line, posixpath.dirname(ap), cmd.depth + 1, origin)  # type: ignore[attr-defined]
         return len(self.flags) > mark  # type: ignore[attr-defined]
 
     def _written_build_files(self, names: tuple[str, ...], cwd: str) -> list[str]:

@@ -124,16 +124,10 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
         files = [a for a in args if not a.startswith("-")]
         if not files:
             return stdin
-        if not memory.files:
-            return None  # nothing written this episode: no file's content is known
-        parts = [memory.files.get(resolve(f, cwd, memory.links)) for f in files]
-        return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
+        return _written_text(files, memory, cwd)
     if name in _FILE_FILTERS and (files := _file_operands(args)):
         # a filter given files reads them: an earlier call's file is known (``base64 -d /tmp/t``)
-        parts = [memory.files.get(resolve(f, cwd, memory.links)) for f in files]
-        if any(p is None for p in parts):
-            return None
-        stdin = "".join(p for p in parts if p is not None)
+        stdin = _written_text(files, memory, cwd)
     if stdin is None:
         return None
     if name == "base64" and any(a in ("-d", "--decode", "-D", "-di", "-id") for a in args):
@@ -167,6 +161,12 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
     if name in ("head", "tail", "tee", "sort", "uniq", "dos2unix"):
         return stdin
     return None
+
+
+def _written_text(files: list[str], memory: Memory, cwd: str) -> str | None:
+    """The joined contents of `files` when this episode wrote every one of them, else None (unknown)."""
+    parts = [memory.files.get(resolve(f, cwd, memory.links)) for f in files] if memory.files else [None]
+    return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
 
 
 #: The go command's own settings file (``go env GOENV``) in the sandbox's home. Its cache locations are left
