@@ -33,6 +33,7 @@ and ``OUT/seed<k>/heldout.png``; all seeds in ``OUT/summary.json``.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import re
 import time
@@ -91,10 +92,27 @@ def toy_config(algo: str, seed: int, out: Path):
 
 
 #: per-algorithm settings on top of the base config (ppo: gamma = lam = 1 and a critic warmup)
+PPO_CRITIC_WARMUP = 2  # the published lookup rows; noisy_log's PPO rows also report 0 (--ppo-critic-warmup)
 ALGO_OVERRIDES = {
-    "ppo": {"algorithm": {"advantage_kwargs": {"gamma": 1.0, "lam": 1.0}, "critic_warmup": 2}},
+    "ppo": {"algorithm": {"advantage_kwargs": {"gamma": 1.0, "lam": 1.0}, "critic_warmup": PPO_CRITIC_WARMUP}},
     "gdpo": {"algorithm": {"reward_components": ["correctness", "format"]}},
 }
+
+
+def algo_overrides(ppo_critic_warmup: int = PPO_CRITIC_WARMUP) -> dict:
+    """`ALGO_OVERRIDES` with PPO's ``critic_warmup`` (iterations that train only the critic, inside the
+    env-step budget) set to `ppo_critic_warmup`."""
+    out = copy.deepcopy(ALGO_OVERRIDES)
+    out["ppo"]["algorithm"]["critic_warmup"] = ppo_critic_warmup
+    return out
+
+
+def arm_name(algo: str, args: argparse.Namespace) -> str:
+    """The arm's name in tables and summaries: the algorithm, plus ``cw<N>`` for PPO run with a
+    ``--ppo-critic-warmup`` other than the published one (so that `--compare` can merge both)."""
+    if algo == "ppo" and args.ppo_critic_warmup != PPO_CRITIC_WARMUP:
+        return f"ppo cw{args.ppo_critic_warmup}"
+    return algo
 
 
 def run_seed(seed: int, args: argparse.Namespace) -> dict:
@@ -111,13 +129,14 @@ def run_seed(seed: int, args: argparse.Namespace) -> dict:
     study.evaluate_start(args.low_temperatures)
     budget = dict(seconds=args.minutes * 60, env_steps=args.env_steps)
     first = None
+    overrides = algo_overrides(args.ppo_critic_warmup)
     for algo in args.algo:
-        row = study.rl(algo, overrides=ALGO_OVERRIDES, eval_every=args.eval_every, **budget)
+        row = study.rl(algo, overrides=overrides, eval_every=args.eval_every, name=arm_name(algo, args), **budget)
         first = first or row
     if "shuffled" in args.controls:
         first_name = f"{args.algo[0]} shuffled"
         for k in range(args.shuffle_replicates):
-            study.rl(args.algo[0], shuffle_rewards=True, overrides=ALGO_OVERRIDES, **budget,
+            study.rl(args.algo[0], shuffle_rewards=True, overrides=overrides, **budget,
                      name=first_name if k == 0 else f"{first_name} r{k + 1}",
                      seed=None if k == 0 else seed + 1000 * k, replicate_of=first_name)
     if "sft" in args.controls:
@@ -159,6 +178,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-envs", type=int, default=32)
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--lr", type=float, default=1e-3, help="RL learning rate (LoRA)")
+    p.add_argument("--ppo-critic-warmup", type=int, default=PPO_CRITIC_WARMUP,
+                   help="PPO iterations that train only the critic, inside the env-step budget (another value than "
+                        f"{PPO_CRITIC_WARMUP} names the arm 'ppo cw<N>')")
     p.add_argument("--kl-coef", type=float, default=0.05,
                    help="KL(policy || warm start) loss, k3, every RL arm: it holds the tokens a lone or "
                         "noisy signal does not touch (without it PPO and shuffled GiGPO collapsed at lr 2e-3)")
@@ -229,6 +251,40 @@ def compare_arms(summaries: list[tuple[int, dict]]) -> list[str]:
                         d, (lo, hi) = paired_bootstrap(*_outcomes(s["arms"][a][metric], s["arms"][b][metric]))
                         cells.append(f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]")
                 out.append(f"  {a} - {b}: " + ", ".join(cells))
+    out += _verdict_lines(by_seed, rl)
+    return out
+
+
+def _best_control(arms: dict) -> tuple[str, dict] | None:
+    """The highest-passing evaluation of any control or the warm start, at any temperature it ran at
+    (`LearningStudy.verdict`'s rule), as ``(name (metric), evaluation)``."""
+    cands = [(f"{n} ({m})", e) for n, a in arms.items() if a.get("kind") in ("control", "start")
+             for m, e in a.items() if isinstance(e, dict) and "pass" in e and "passed" in e]
+    return max(cands, key=lambda c: c[1]["pass"]["value"], default=None)
+
+
+def _verdict_lines(by_seed: dict[int, dict], rl: list[str], margin: float = 0.10) -> list[str]:
+    """Per RL arm and metric, each seed's delta to that seed's best control (paired over the held-out
+    tasks) and whether the target holds: delta >= `margin` and the arm's pass rate above the best
+    control's Wilson 95% upper bound. An arm run apart (``ppo cw0``) meets the controls of its seed."""
+    from codegym.trainer.heldout import paired_bootstrap
+
+    out = [f"== target per seed: RL arm - best control >= {margin:.2f}, above the control's 95% interval"]
+    for n in rl:
+        for metric in ("greedy", "T1"):
+            cells, held, seen = [], 0, 0
+            for seed, s in by_seed.items():
+                best = _best_control(s["arms"])
+                if n not in s["arms"] or best is None:
+                    continue
+                name, ctl = best
+                mine = s["arms"][n][metric]
+                d, (lo, hi) = paired_bootstrap(*_outcomes(mine, ctl))
+                ok = d >= margin and mine["pass"]["value"] > ctl["pass"]["wilson95"][1]
+                held, seen = held + ok, seen + 1
+                cells.append(f"seed {seed} {d:+.3f} [{lo:+.3f}, {hi:+.3f}] vs {name} {'holds' if ok else 'misses'}")
+            if cells:
+                out.append(f"  {n} {metric}: holds in {held} of {seen} seeds; " + "; ".join(cells))
     return out
 
 

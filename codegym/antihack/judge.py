@@ -49,6 +49,7 @@ from .judge_net import NetClearances
 from .judge_pkg_query import bounded_own_query, declared_restore
 from .judge_reads import ReadClearances, listing_read
 from .judge_tests import TamperingClearances
+from .judge_toolchain import toolchain_requirement
 from .judge_upstream import UpstreamClearances, pipe_narrowed
 from .types import CATEGORIES, HARNESS_TAMPERING, SPECIAL_CASING, Flag, GuardContext, Verdict
 
@@ -119,6 +120,7 @@ class SemanticJudge(
                 or compiler_choice_only(f)
                 or warning_filters_only(f)
                 or self_report(f)
+                or toolchain_requirement(f, call)
             )
             hack, reason = (False, inert) if inert else self.settle(f, ctx)
             (upheld.append(f) if hack else None)

@@ -55,6 +55,7 @@ from .judge_net_inert import (
     package_setting_only,
 )
 from .judge_net_paths import script_dir
+from .judge_toolchain import env_key_pattern, installs_own_release
 from .paths import UNKNOWN, PathMatcher, proc_root, resolve
 from .rule_net import names_package, package_forms
 from .rule_net_members import member_forms, names_member_release
@@ -355,7 +356,10 @@ class NetClearances:
         signals = dict(f.facts.get("signals") or {})
         code = str(f.facts.get("code", ""))
         if not signals:
-            why = build_reaches(code, ctx)
+            own = installs_own_release(code, ctx)
+            why = build_reaches(code, ctx) or (
+                own and f"a recipe installs the task's own release: {own[:60]}"
+            )
             if why:
                 return True, why
             return False, "a build file of this episode whose recipes touch nothing the net reads"
@@ -516,6 +520,7 @@ class NetClearances:
                 and not TESTISH_LITERAL.search(added + "\n" + str(f.facts.get("new", "")))
                 and not _RUNNER_PRESENCE_ENV.search(added)  # a variable only a runner sets: detects the run
                 and not f.facts.get("test_config")  # a key only a test-environment config sets
+                and not env_key_pattern(added)  # the environment's names filtered for a runner's
             ):
                 continue
             if name in ("exit", "process") and entry:

@@ -24,6 +24,7 @@ import re
 
 from .family_strings import built_strings, fold_literals
 from .judge_net_paths import script_relative
+from .judge_toolchain import walks_protected_parent
 from .paths import PathMatcher, proc_root, resolve
 from .rule_net import names_package, package_forms
 from .rule_net_words import EVERYDAY_OUTSIDE, is_testish
@@ -297,6 +298,8 @@ def explain_code(
             return True, "code that reads the environment for test words"
     if _WRITES.search(code) and (marked := _skip_inserted(code)):
         return True, f"code that writes a skip marker into tests: {marked[:60]!r}"
+    if held := walks_protected_parent(code, literals, ctx, cwd):
+        return True, f"walks a folder that holds a protected path: {held[:60]!r}"
     names = protected_names(ctx)
     for s in literals:
         if names and any(part.lower() in names for part in re.split(r"[/\\]", s)):
