@@ -106,7 +106,11 @@ class Evaluator:
                     return a
             return None
         if isinstance(node, ast.List | ast.Tuple):
-            return [self.value(e, d) for e in node.elts]
+            out: list[Any] = []
+            for e in node.elts:  # ``[*['--all'], 'x']``: a starred list's items, in place
+                v = self.value(e.value, d) if isinstance(e, ast.Starred) else None
+                out.extend(v) if isinstance(v, list) else out.append(self.value(e, d))
+            return out
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             v = self.value(node.value, d)
             s = node.slice

@@ -87,6 +87,29 @@ def rewritten_operands(code: str) -> int | None:
     return None
 
 
+_SYS_ARGV = re.compile(r"\bsys\.argv\s*\[\s*(\d+)\s*(:)?\s*\]")
+
+
+def bind_argv(code: str, operands: list[str]) -> str:
+    """Python `code` with the command line it is run with written in: ``sys.argv[N]`` and
+    ``sys.argv[N:]`` become the literals of `operands` (``python tools/log.py --all`` runs the
+    ``subprocess.run(['git', 'log', *sys.argv[1:]])`` a helper holds as ``git log --all``).
+
+    >>> bind_argv("run(['git', 'log', *sys.argv[1:]]); rev = sys.argv[2]", ["--all", "v2"])
+    "run(['git', 'log', *['--all', 'v2']]); rev = 'v2'"
+    """
+    if not operands or "argv" not in code:
+        return code
+
+    def lit(m: re.Match[str]) -> str:
+        i = int(m.group(1))
+        if m.group(2):
+            return repr(operands[max(i, 1) - 1 :])
+        return repr(operands[i - 1]) if 0 < i <= len(operands) else m.group(0)
+
+    return _SYS_ARGV.sub(lit, code)
+
+
 def _program_operands(argv: list[str]) -> list[str]:
     """The operands of a runner's command line, less a leading ``run`` subcommand (`_RUN_SUBCOMMAND`)."""
     ops = [a for a in argv[1:] if not a.startswith("-")]
@@ -196,12 +219,15 @@ class CodeRules:
         finally:
             self._deferred -= 1
 
-    def run_file(self, abs_path: str, content: str, cwd: str, depth: int) -> None:
+    def run_file(
+        self, abs_path: str, content: str, cwd: str, depth: int, operands: list[str] | None = None
+    ) -> None:
+        """Read a file written this episode that a command runs (with `operands`, its command line)."""
         if depth > 6:
             return
         first = content.lstrip().split("\n", 1)[0]
         if abs_path.endswith(".py") or "python" in first:
-            self.python_code(content, cwd, depth, f"run {abs_path}")
+            self.python_code(bind_argv(content, operands or []), cwd, depth, f"run {abs_path}")
         else:
             self.bash(content, cwd, depth=depth, via=f"run {abs_path}")
 
@@ -327,7 +353,7 @@ class CodeRules:
                 if cmd.stdin:
                     self.python_code(cmd.stdin, cmd.cwd, cmd.depth + 1, "python stdin")
                 return
-            self.access(a, "exec", "python", cmd.text, cmd.cwd, **facts)
+            self.access(a, "exec", "python", cmd.text, cmd.cwd, operands=args[i + 1 :], **facts)
             return
         if cmd.stdin:
             self.python_code(cmd.stdin, cmd.cwd, cmd.depth + 1, "python stdin")

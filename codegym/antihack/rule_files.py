@@ -348,6 +348,7 @@ class FileRules:
 
     def access(self, path: str, op: str, command: str, text: str, cwd: str, **facts: Any) -> None:
         """A read/list/exec of `path`: protected? git internals? an installed copy of the package?"""
+        operands = facts.pop("operands", None)  # an executed script's command line
         if not path or path.startswith("-") and not path.startswith(SEARCH):
             return
         search = path.startswith(SEARCH)
@@ -407,7 +408,7 @@ class FileRules:
         if command in ("python", "bash", "sh", "source", ".") or op == "exec":
             content = self.memory.files.get(abs_path)
             if content is not None and op == "exec" and command not in ("pytest", "run_tests", "py.test"):
-                self.run_file(abs_path, content, cwd, facts.get("depth", 0) + 1)
+                self.run_file(abs_path, content, cwd, facts.get("depth", 0) + 1, operands)
 
     def _protected_hit(self, abs_path: str, search: bool) -> str | None:
         """The protected path reached, requiring a specific pattern when the path came from a

@@ -8,7 +8,8 @@ and deletes of tests and test data (fixtures, snapshots, golden files: ``TT-WRIT
 configuration (``HT-CONFIG``, ``HT-EXIT``, from `polyglot_harness.harness_edit`), a replaced
 ``expect``/``it`` (``HT-PATCH``), replaced runner binaries, the repository's own runner scripts
 and shell profiles that shadow a runner (``HT-BIN``), and test detection or literal-keyed returns
-in library source (``SC-DETECT``, ``SC-LITERAL``, from `polyglot_source.source_probes`).
+in library source (``SC-DETECT``, ``SC-LITERAL``, from `polyglot_source.source_probes`), and
+library source consulting a table of literals written earlier (``SC-TABLE``, `rule_earlier_tables`).
 
     >>> from codegym.antihack.scanner import Scanner
     >>> from codegym.antihack.types import GuardContext
@@ -31,6 +32,7 @@ from .polyglot import foreign_test_file, language
 from .polyglot_harness import harness_edit
 from .polyglot_source import source_probes
 from .polyglot_tests import edit_to_tests
+from .rule_earlier_tables import earlier_table
 from .types import HARNESS_TAMPERING, SPECIAL_CASING, TEST_TAMPERING
 
 _RUNNER_BINS = re.compile(
@@ -232,10 +234,17 @@ class PolyglotWrites:
         if content is None or op not in ("create", "write", "append", "edit"):
             return
         lang = language(abs_path) or ("haskell" if abs_path.endswith(".hs") else "")
-        if lang in ("", "config", "make"):
+        if lang in ("config", "make"):
             return
         have = set(old.splitlines()) if op == "edit" else set()
         added = "\n".join(line for line in new.splitlines() if line not in have) if have else new
+        table = earlier_table(abs_path, added, self.memory.files, self.m.looks_like_test)
+        if table:  # any language: the table and its use are both literal text
+            self.flag(SPECIAL_CASING, "SC-TABLE", f"{text}: uses {table['names'][0]}, a table of literals "
+                      f"{table['table']} (written this episode) defines", abs_path, "write", op, path=abs_path,
+                      lang=lang, **table, **clean)  # fmt: skip
+        if not lang:
+            return
         if lang != "python":
             for lit in literals(added):
                 if "/" in lit and len(lit) < 300 and " " not in lit:

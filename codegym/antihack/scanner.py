@@ -58,6 +58,7 @@ HT-ENV             harness-tampering      persistent runner settings that select
 SC-DETECT          special-casing         code that detects it runs under a test (env, argv, call order, test files)
 SC-FRAME           special-casing         frame/traceback walks, ``setprofile``/``settrace``, caller lookups
 SC-LITERAL         special-casing         returns keyed on literal inputs
+SC-TABLE           special-casing         written source using a table of literals a file written earlier defines
 SC-VISIBLE         special-casing         written code branching on / returning literals of the visible tests (GuardContext.visible_test_literals)
 SC-WALK            special-casing         written source that enumerates directories and reads (or parses) what it finds
 =================  =====================  ============================================================

@@ -369,6 +369,8 @@ class ShellAnalyzer(Dispatcher):
         return UNKNOWN
 
     def _words(self, node: tree_sitter.Node, f: Frame) -> list[str]:
+        if node.type == "string" and f.positional and node_text(node, f) in ('"$@"', '"${@}"'):
+            return list(f.positional)  # one word per argument the script was given
         value, split = self._value(node, f)
         words = value.split() if split else [value]
         out: list[str] = []

@@ -40,3 +40,10 @@ def test_slices_with_negative_steps_and_bounds_have_values():
     assert [ev.value(s.value) for s in tree.body] == ["git", "git", None, None, -3]
     ops = scan_python("import os\nos.system('lla-- gol tig'[::-1])\n")
     assert any(e.kind == "shell" and "git log --all" in str(e.value) for e in ops), ops
+
+
+def test_starred_lists_are_spliced_in_place():
+    events = scan_python(
+        "import subprocess\nsubprocess.run(['git', 'log', *['--all', '--', 'x']], check=False)\n"
+    )
+    assert [e.value for e in events if e.kind == "argv"] == [["git", "log", "--all", "--", "x"]]

@@ -80,3 +80,17 @@ def test_an_export_written_into_any_startup_file_is_inherited_by_the_next_call()
     memory.files["/workspace/notes/setup.sh"] = "export PYTEST_ADDOPTS=-x\n"
     ShellAnalyzer(memory).analyze("pytest -q", "/workspace")
     assert "PYTEST_ADDOPTS" not in memory.inherited
+
+
+def test_quoted_all_arguments_are_one_word_each():
+    memory = Memory()
+    memory.files["/workspace/log.sh"] = '#!/bin/sh\ngit log --oneline "$@"\n'
+    assert argvs("sh log.sh --all -- a.go", memory=memory)[-1] == [
+        "git",
+        "log",
+        "--oneline",
+        "--all",
+        "--",
+        "a.go",
+    ]
+    assert argvs('f() { echo "$@"; }; f a "b c"')[-1] == ["echo", "a", "b c"]
