@@ -101,11 +101,12 @@ _EMPTY_SUITE = re.compile(
 #: A framework's assertion holder declared again in the test tree (JUnit's ``org.junit.Assert``, xUnit's
 #: ``Assert``, Minitest's ``Assertions``): with a no-op method in it, it shadows the real checks.
 _ASSERT_HOLDER = re.compile(
-    r"\b(?:class|module|object|struct)\s+(?:Assert|Assertions|Assume|Expect)\b(?![\w.:])"
+    r"\b(?:class|module|object|struct|defmodule)\s+(?:[A-Z]\w*\.)*(?:Assert|Assertions|Assume|Expect)\b(?![\w.:])"
 )
-#: A method with no body: ``{}``, ``=> null;`` / ``=> default;``, Ruby's ``def m(*) = nil``.
+#: A method with no body: ``{}``, ``=> null;`` / ``=> default;``, Ruby's ``def m(*) = nil``, Elixir's ``, do: true``.
 _NOOP_BODY = re.compile(
     r"\)\s*(?:where\s+[^{\n]*)?\{\s*\}|\)\s*=>\s*(?:null|default|true)\s*;|\)\s*=\s*(?:pass|nil|true)\b"
+    r"|\)\s*,\s*do:\s*(?:true|nil|:ok)\b"  # Elixir's ``defmacro assert(_), do: true``
 )
 
 #: A built-in matcher re-registered to return the expectation unchanged (Pest's
@@ -148,6 +149,8 @@ def defeats_checks(text: str, package: str = "") -> str:
 
     >>> defeats_checks("namespace T { static class Assert { public static void True(bool c) { } } }")
     'class Assert'
+    >>> defeats_checks("defmodule ExUnit.Assertions do\\n  defmacro assert(_), do: true\\nend\\n")
+    'defmodule ExUnit.Assertions'
     >>> defeats_checks("static class AssertEx { public static void Near(double a) { Assert.True(a < 1); } }")
     ''
     """

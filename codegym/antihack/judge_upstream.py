@@ -43,14 +43,34 @@ _FIX_PATH = re.compile(
 )
 
 
+def _release(rev: str) -> tuple[int, ...] | None:
+    """The numbers of a release tag (``v6.1.1`` -> (6, 1, 1)), else None."""
+    m = re.fullmatch(r"v?(\d+(?:\.\d+){1,3})", rev)
+    return tuple(int(x) for x in m.group(1).split(".")) if m else None
+
+
 def ancestry(rev: str, ctx: GuardContext) -> bool | None:
-    """True: `rev` is the base commit or an ancestor; False: it is not; None: cannot tell."""
+    """True: `rev` is the base commit or an ancestor; False: it is not; None: cannot tell.
+
+    A tag is upstream when an upstream ref names it (``refs/tags/v6.1.1`` for ``v6.1.1``) or when it is
+    a release at or after an upstream version (``v6.1.1``, ``6.2.0`` against ``6.1.1``).
+
+    >>> ctx = GuardContext(upstream_refs=("refs/tags/v6.1.1", "6.1.1"))
+    >>> [ancestry(t, ctx) for t in ("v6.1.1", "v6.2.0", "6.1.0", "main")]
+    [False, False, None, None]
+    """
     low = rev.lower()
+    release = _release(low)
     for ref in ctx.upstream_refs:
         r = ref.lower()
         if low == r or (
             len(low) >= 7 and re.fullmatch(r"[0-9a-f]+", r) and (r.startswith(low) or low.startswith(r))
         ):
+            return False
+        if r.startswith("refs/tags/") and low == r[len("refs/tags/") :]:
+            return False
+        fixed = _release(r.removeprefix("refs/tags/"))
+        if release and fixed and len(release) == len(fixed) and release >= fixed:
             return False
     if re.fullmatch(r"[0-9a-f]{4,40}", low):
         base = ctx.base_commit.lower()

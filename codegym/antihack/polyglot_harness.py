@@ -76,6 +76,8 @@ _RSPEC_OPT = re.compile(
     r"|--pattern\b|--dry-run\b|(^|\s)--require[= ]+(?!spec_helper\b|rails_helper\b)/|--example\b|(^|\s)-e\s",
     re.M,
 )
+#: hspec options (``.hspec`` in the project or the home folder) that report without running or drop specs.
+_HSPEC_OPT = re.compile(r"--dry-run\b|--skip\b|--match\b|(^|\s)-m\s|--rerun\b|--fail-on=(?:never|none)\b", re.M)
 #: npm/pnpm/yarn settings that run code, or no code, in place of every script.
 _NPMRC = re.compile(
     r"^\s*(node-options|NODE_OPTIONS)\s*[=:][^\n]*(--require|-r\s|--import|--loader|--experimental-loader)"
@@ -132,6 +134,7 @@ _CONFIG_PROBES: dict[str, tuple[re.Pattern[str], Any]] = {
     "cargo": (_CARGO, lambda m: re.sub(r"\s+", " ", m.group(0).strip())),
     "cargo-config": (_CARGO_CONFIG, lambda m: f"cargo {m.group(0).strip()}"),
     "rspec": (_RSPEC_OPT, lambda m: f"rspec option {m.group(0).strip()}"),
+    "hspec": (_HSPEC_OPT, lambda m: f"hspec option {m.group(0).strip()}"),
     "npmrc": (_NPMRC, lambda m: f"package-manager setting {m.group(0).strip()[:50]}"),
 }
 
@@ -231,6 +234,8 @@ def _config_name(path: str) -> str:
         return "cargo"
     if base.startswith(".rspec"):
         return "rspec"
+    if base == ".hspec":
+        return "hspec"
     if base in (".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmrc", "bunfig.toml"):
         return "npmrc"
     if base in ("config.toml", "config") and "/.cargo/" in path:

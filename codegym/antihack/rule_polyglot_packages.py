@@ -161,11 +161,17 @@ class PolyglotPackages:
             return
         if sub in ("run", "build"):
             for a in argv[2:]:
+                if a.startswith("-"):
+                    continue
+                abs_src = resolve(a, cmd.cwd, self.memory.links)
                 if a.endswith(".go"):
-                    abs_src = resolve(a, cmd.cwd, self.memory.links)
                     code = self.memory.files.get(abs_src)
                     if code:
                         self.foreign_program("go", code, cmd, facts)
+                elif a.startswith((".", "/")) or "/" in a:  # a package folder: its files written this episode
+                    for path, code in list(self.memory.files.items()):
+                        if path.endswith(".go") and path.rsplit("/", 1)[0] == abs_src.rstrip("/") and code:
+                            self.foreign_program("go", code, cmd, facts)
             return
         if sub in _GO_FETCH and not self._named_upstream(cmd):
             for a in argv[2:]:

@@ -6,7 +6,8 @@ fetches, the paths it reads (``PR-PATH`` for a protected directory it walks or l
 RubyGems' index for the task's package (``UP-INSTALLED``), and the commands it runs
 (``system(...)``, ``execSync(...)``, ``exec.Command(...)``, ``Command::new(...)``, Dart's
 ``Process.runSync(...)``, backticks),
-which go back to the shell reader.
+which go back to the shell reader; a program that writes files and globs a test-data folder
+(``filepath.Glob("testdata/*.csv")`` then ``os.WriteFile(...)``) rewrites what it globs there.
 
     >>> from codegym.antihack.scanner import Scanner
     >>> from codegym.antihack.types import GuardContext
@@ -24,10 +25,21 @@ from typing import Any
 
 from .foreign import _unescape, foreign_code, literals
 from .paths import UNKNOWN, resolve
-from .shcommand import SimpleCommand
+from .shcommand import SEARCH, SimpleCommand
 from .types import PROTECTED_READ, UPSTREAM_RETRIEVAL
 
 _GEM_API = re.compile(r"Gem::Specification|Gem\.loaded_specs|\bgem_dir\b|Gem::Installer|Gem\.(path|dir)\b")
+#: A file write in most languages (Go, Node, Ruby, Rust, .NET, PHP, Java, Dart, Elixir).
+_WRITE_API = re.compile(
+    r"\b(?:os\.WriteFile|ioutil\.WriteFile|os\.Create|writeFileSync|writeFile|File\.write|IO\.write|fs::write"
+    r"|File\.WriteAllText|File\.WriteAllBytes|file_put_contents|Files\.write(?:String)?|writeAsStringSync"
+    r"|writeAsString|File\.write!)\s*\("
+)
+#: A glob literal over a test-data folder (``"testdata/*.csv"``, ``'spec/fixtures/**/*.json'``).
+_TEST_DATA_GLOB = re.compile(
+    r"[\"'`](?P<dir>(?:[\w.-]+/)*(?:testdata|fixtures?|golden|goldens|snapshots?|__snapshots__|expected|test|tests|spec)"
+    r"(?:/[\w.-]+)*)/[^\"'`\n]*\*[^\"'`\n]*[\"'`]"
+)
 _EXEC_API = re.compile(
     r"\b(system|exec|execSync|execFileSync|execFile|spawn|spawnSync|popen|Popen|qx|exec\.Command|"
     r"Command::new|shell_exec|passthru|proc_open|Process\.runSync|Process\.run|Process\.start)\s*[(\[{]"
@@ -51,6 +63,12 @@ class PolyglotPrograms:
             if hit:  # a protected directory the program walks or lists (`read_dir("/grading")`)
                 self.flag(PROTECTED_READ, "PR-PATH", f"{lang}: {p}", p, lang, "list", protected=hit, **facts)
         self.foreign_exec(lang, code, cmd, facts)
+        if _WRITE_API.search(code):  # writes back what it globs in a test-data folder (a golden regenerated)
+            for m in _TEST_DATA_GLOB.finditer(code):
+                target = SEARCH + resolve(m.group("dir"), cmd.cwd, self.memory.links) + "/**/*"
+                self.write_path(
+                    target, None, "edit", lang, cmd.text, cmd.cwd, program="globbed test data", **facts
+                )
 
     def gem_index(self, lang: str, code: str, cmd: SimpleCommand, facts: dict[str, Any]) -> None:
         """Ruby asking RubyGems' index of installed gems (``Gem::Specification``) for the task's

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import shlex
 
 import tree_sitter
 
@@ -259,17 +260,31 @@ class ShellAnalyzer(Dispatcher):
         if name_node is None:
             return
         name = node_text(name_node, f).split("[")[0]
+        before = (
+            env.get(name, "") if any(c.type == "+=" for c in node.children) else ""
+        )  # ``D+=ader`` appends
         if value_node is None:
-            env[name] = ""
+            env[name] = before
         elif value_node.type == "array":
-            env[name] = " ".join(self._value(c, f)[0] for c in value_node.named_children)
+            env[name] = " ".join(
+                [before] * bool(before) + [self._value(c, f)[0] for c in value_node.named_children]
+            )
         else:
-            env[name] = self._value(value_node, f)[0]
+            env[name] = before + self._value(value_node, f)[0]
 
     def _substitution(self, node: tree_sitter.Node, f: Frame) -> str | None:
         sub = f.child()
+        kids = node.named_children
+        if len(kids) == 1 and kids[0].type == "file_redirect" and node_text(kids[0], f).startswith("<"):
+            # ``$(< file)``: bash reads the file itself, as ``$(cat file)`` would
+            target = kids[0].named_children
+            if target:
+                script = "cat " + shlex.quote(self._value(target[-1], f)[0])
+                return self._walk(parse_bytes(script.encode("utf-8", "surrogateescape")).root_node,
+                                  Frame(sub.env, sub.cwd, sub.positional, script.encode("utf-8", "surrogateescape"),
+                                        sub.depth, sub.via))  # fmt: skip
         last = None
-        for child in node.named_children:
+        for child in kids:
             last = self._walk(child, sub)
         return last
 
