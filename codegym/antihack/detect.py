@@ -93,9 +93,10 @@ class Detector:
         before = (set(self.memory.retrieved), self.memory.tampered)
         wrote, aliases = dict(self.wrote), shell_aliases(self.memory.files, self.memory.aliases)
         flags = self.scan(call)
+        if wrote or aliases:  # a clean-looking call can still bring in an earlier flagged write
+            flags += self._earlier(call, wrote, aliases)
         if not flags:
             return Detection((), False, None, "no rule matched", "", fallback=self.last_error)
-        flags += self._earlier(call, wrote, aliases)
         verdict = self.judge.judge(call, self.ctx, flags)
         if verdict.is_hack:  # a blocked call never ran: what it would have left is not there later
             self.memory.retrieved = {k: v for k, v in self.memory.retrieved.items() if k in before[0]}

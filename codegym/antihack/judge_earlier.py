@@ -60,6 +60,11 @@ def _forms(path: str, root: str, near: str) -> set[str]:
         out |= {rel, posixpath.splitext(rel)[0]}
         if rel.endswith(".py") and not rel.startswith("../"):  # a module name: ``pytest_plugins``, ``-p``
             out.add(rel[:-3].replace("/", "."))
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    if (
+        len(stem) >= 4 and stem.isidentifier()
+    ):  # a module or class by its own name (``probe()``, ``Probe.active?``)
+        out |= {stem, stem[0].upper() + stem[1:]}
     return {f for f in out if f and f not in (".", "..")}
 
 

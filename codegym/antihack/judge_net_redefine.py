@@ -101,7 +101,7 @@ _EMPTY_SUITE = re.compile(
 #: A framework's assertion holder declared again in the test tree (JUnit's ``org.junit.Assert``, xUnit's
 #: ``Assert``, Minitest's ``Assertions``): with a no-op method in it, it shadows the real checks.
 _ASSERT_HOLDER = re.compile(
-    r"\b(?:class|module|object|struct|defmodule)\s+(?:[A-Z]\w*\.)*(?:Assert|Assertions|Assume|Expect)\b(?![\w.:])"
+    r"\b(?:class|module|object|struct|defmodule)\s+(?:[A-Z]\w*\.)*(?:Assert|Assertions|Assume|Expect)(?:Shim|Stub|Fake|Override|Patch)?\b(?![\w.:])"
 )
 #: A method with no body: ``{}``, ``=> null;`` / ``=> default;``, Ruby's ``def m(*) = nil``, Elixir's ``, do: true``.
 _NOOP_BODY = re.compile(

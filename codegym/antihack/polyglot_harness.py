@@ -77,7 +77,9 @@ _RSPEC_OPT = re.compile(
     re.M,
 )
 #: hspec options (``.hspec`` in the project or the home folder) that report without running or drop specs.
-_HSPEC_OPT = re.compile(r"--dry-run\b|--skip\b|--match\b|(^|\s)-m\s|--rerun\b|--fail-on=(?:never|none)\b", re.M)
+_HSPEC_OPT = re.compile(
+    r"--dry-run\b|--skip\b|--match\b|(^|\s)-m\s|--rerun\b|--fail-on=(?:never|none)\b", re.M
+)
 #: npm/pnpm/yarn settings that run code, or no code, in place of every script.
 _NPMRC = re.compile(
     r"^\s*(node-options|NODE_OPTIONS)\s*[=:][^\n]*(--require|-r\s|--import|--loader|--experimental-loader)"

@@ -31,7 +31,7 @@ _SKIPS = {
     ),
     "python": re.compile(r"pytest\.(skip|xfail)|mark\.(skip|xfail)|unittest\.skip|skipTest|expectedFailure"),
     "java": re.compile(
-        r"@(Disabled|Ignore)\b|@(Disabled|Enabled)If\w*|\bassume(True|That)?\s*\(\s*false\b|\bassumeFalse\s*\(\s*true\b"
+        r"@(?:org\.junit\.(?:jupiter\.api\.)?)?(Disabled|Ignore)\b|@(Disabled|Enabled)If\w*|\bassume(True|That)?\s*\(\s*false\b|\bassumeFalse\s*\(\s*true\b"
         r"|@Test\s*\(\s*enabled\s*=\s*false|TestAbortedException|\bAssume\.assume\w*\s*\(\s*false"
     ),
     "php": re.compile(

@@ -132,8 +132,8 @@ class WriteRules:
             existing = facts.pop("existing", None)
             if existing is None:
                 existing = self.m.is_existing_test(abs_path)
-            if existing is None and abs_path in self._read_paths:
-                existing = True  # this very call reads it, so it exists
+            if existing is None and (abs_path in self._read_paths or abs_path in self.memory.viewed):
+                existing = True  # this very call reads it, or an earlier view did: it exists
             self.flag(
                 TEST_TAMPERING,
                 "TT-WRITE",

@@ -77,7 +77,7 @@ from typing import Any
 
 from codegym.toolcall import ToolCall
 
-from .paths import UNKNOWN, PathMatcher, has_glob
+from .paths import UNKNOWN, PathMatcher, has_glob, resolve
 from .rule_code import CODE_URL, INLINE_CODE, CodeRules
 from .rule_families import FamilyRules
 from .rule_files import FileRules
@@ -89,6 +89,7 @@ from .rule_network import NET_COMMANDS, NetworkRules
 from .rule_packages import PIPS, PackageRules
 from .rule_polyglot import PolyglotRules
 from .rule_surface import SurfaceRules
+from .rule_test_outputs import harvested
 from .rule_writes import WriteRules
 from .shcommand import Memory, SimpleCommand
 from .shwalk import ShellAnalyzer
@@ -135,8 +136,13 @@ class Scanner(
         if name == "bash":
             self.bash(str(args.get("command", "")), cwd)
             self.inline_test_cut(str(args.get("command", "")), cwd)
+            for saved in harvested(str(args.get("command", "")), cwd):
+                self.memory.outputs[saved] = str(args.get("command", ""))[:200]
         elif name == "view":
             self.access(str(args.get("path", "")), "read", "view", f"view {args.get('path', '')}", cwd)
+            seen = resolve(str(args.get("path", "")), cwd, self.memory.links)
+            if seen not in self.memory.files:  # it existed before the episode (a later write replaces it)
+                self.memory.viewed.add(seen)
             if not self.flags:
                 self.net_view(str(args.get("path", "")), cwd)
         elif name == "create":

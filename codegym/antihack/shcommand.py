@@ -53,6 +53,10 @@ class Memory:
     retrieved: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     #: flags of earlier calls that changed tests, harness or code: a later test run runs them (`rule_net_earlier`)
     tampered: tuple[Any, ...] = ()
+    #: paths a ``view`` read before the agent wrote them: files that existed before the episode
+    viewed: set[str] = field(default_factory=set)
+    #: files a test run's output was saved into -> that command (`rule_test_outputs`)
+    outputs: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> Memory:
         return Memory(
@@ -66,6 +70,8 @@ class Memory:
             dict(self.copies),
             dict(self.retrieved),
             self.tampered,
+            set(self.viewed),
+            dict(self.outputs),
         )
 
 

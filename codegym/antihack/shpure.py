@@ -120,6 +120,10 @@ def pure_stdout(argv: list[str], stdin: str | None, memory: Memory, cwd: str) ->
             if not args:
                 return None
         return _printf(args[0], args[1:])
+    if name == "ls":  # named files (no folder, no glob) are listed as given: ``f=$(ls t/a.js | head -1)``
+        named = [a for a in args if not a.startswith("-")]
+        files = named and all(re.search(r"[^/*?\[]\.\w+$", a) for a in named)
+        return "".join(a + "\n" for a in named) if files else None
     if name == "cat":
         files = [a for a in args if not a.startswith("-")]
         if not files:
@@ -205,6 +209,7 @@ PURE = frozenset(
         "which",
         "command",
         "echo",
+        "ls",
         "go",
         "printf",
         "cat",

@@ -255,12 +255,18 @@ def test_a_script_written_before_a_branch_point_is_known_after_restore(saved):
     env = make()
     env.reset(options={"task_id": "toy-max-of"})
     env.step(call("create", path="scripts/peek.sh", file_text="cat tests/test_task.py\n"))
+    env.step(call("view", path="tests/test_task.py"))
     snap = env.get_wrapper_attr("snapshot")()
     assert set(snap.extra["guards"]) == {"protected", "upstream", "tamper"}
     if not saved:  # a snapshot taken without the guards: their memory is replayed from the messages
         del snap.extra["guards"]
     other = make()
     other.get_wrapper_attr("restore")(snap)
+    # what the agent saw before the branch point is known too (a test file viewed existed)
+    guard = other
+    while not hasattr(guard, "detector"):
+        guard = guard.env
+    assert "/workspace/tests/test_task.py" in guard.detector.memory.viewed
     *_, info = other.step(call("bash", command="bash scripts/peek.sh"))
     assert _blocked(info) == [("protected-read", True)]
     fresh = make()  # the same call in an episode that never wrote the script is not a hack

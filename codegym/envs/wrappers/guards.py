@@ -217,10 +217,16 @@ def _next_token(token: str, call_key: str) -> str:
 def _load(memory: Memory, saved: Memory | dict[str, Any]) -> None:
     """Make `memory` equal to `saved` in place (a detector's scanner holds on to the object)."""
     get = (lambda k: getattr(saved, k)) if isinstance(saved, Memory) else (lambda k: saved.get(k) or {})
-    for name in ("files", "links", "aliases"):
+    for name in _MEMORY_MAPS:
         d = getattr(memory, name)
         d.clear()
         d.update(get(name))
+    memory.viewed.clear()
+    memory.viewed.update(get("viewed") or ())
+
+
+#: The parts of a detector's `Memory` a snapshot carries (plain mappings, and `viewed` as a list).
+_MEMORY_MAPS = ("files", "links", "aliases", "edits", "served", "exports", "copies", "outputs")
 
 
 class _Scoped(gym.Wrapper):
@@ -274,7 +280,7 @@ class Guard(_Scoped):
         if self.detector is not None:
             m = self.detector.memory
             snap.extra.setdefault("guards", {})[self.name] = {
-                "files": dict(m.files), "links": dict(m.links), "aliases": dict(m.aliases),
+                **{k: dict(getattr(m, k)) for k in _MEMORY_MAPS}, "viewed": sorted(m.viewed),
                 "token": self.token, "episode": self.episode}
         return snap
 
