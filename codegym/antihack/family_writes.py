@@ -262,7 +262,7 @@ class FamilyWrites(FamilyBase):
                 PROTECTED_READ, "PR-BUILD", text, abs_path, command, op, protected=reach, path=abs_path,
                 why=f"a build file that names {reach}: the next build reads, compiles or prints it",
             )  # fmt: skip
-        if _GRADLE_INIT.search(abs_path) and _TEST_TASKS.search(content):
+        if "init." in abs_path and _GRADLE_INIT.search(abs_path) and _TEST_TASKS.search(content):
             self.family_flag(
                 HARNESS_TAMPERING, "HT-CONFIG", text, abs_path, command, op, why="gradle init script"
             )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .paths import basename
+from .paths import basename, may_name
 from .polyglot import Probe, foreign_test_file, language
 
 _JEST_KEYS = re.compile(
@@ -115,6 +115,9 @@ _RUNNER_FILE = re.compile(
     r"(runner|runtests?|testrunner|test_?main|harness|reporter)\w*\.\w+$|/(test|testing)/(main|result|case|cases|testcases|util|utils)\.py$",
     re.I,
 )
+#: Gates on `_TEST_SHELL_SCRIPT` / `_RUNNER_FILE` (lowered, `paths.may_name`): each match holds one word.
+_TEST_SHELL_WORDS = (".sh", ".bash", ".ps1", ".cmd", ".bat")
+_RUNNER_FILE_WORDS = ("runner", "test", "harness", "reporter")
 _RESULT_WORDS = re.compile(
     r"\b(failures|errors|unexpectedSuccesses|wasSuccessful|testsRun|failed|num_?failed|fail_?count|exit_?code|"
     r"exitstatus|returncode|ExitCode|Failed|passed)\b"
@@ -269,7 +272,7 @@ def harness_edit(path: str, old: str, new: str, script: str = "") -> list[Probe]
     assignment when the content is unknown) does to how tests are collected, run or reported."""
     kind = _config_name(path)
     lang = language(path)
-    if _TEST_SHELL_SCRIPT.search(path):
+    if may_name(path, _TEST_SHELL_WORDS) and _TEST_SHELL_SCRIPT.search(path):
         for line in _added(old, new).splitlines() + ([script] if script else []):
             m = _TEST_COMMAND.search(line) and _SCRIPT_GIVES_UP.search(line)
             if m:
@@ -277,7 +280,7 @@ def harness_edit(path: str, old: str, new: str, script: str = "") -> list[Probe]
     if (
         not kind
         and lang not in ("js", "go", "rust", "ruby", "java", "php", "c", "csharp", "elixir")
-        and not _RUNNER_FILE.search(path)
+        and not (may_name(path, _RUNNER_FILE_WORDS) and _RUNNER_FILE.search(path))
     ):
         return []
     added = _added(old, new) + ("\n" + script if script else "")
@@ -329,7 +332,7 @@ def harness_edit(path: str, old: str, new: str, script: str = "") -> list[Probe]
         elif old and new and _PY_RUNNER.search(old) and not _PY_RUNNER.search(new):
             # a tox/nox session (or a setup.cfg alias) whose command no longer names a test runner
             out.append(Probe("config", "the test command no longer runs a test runner"))
-    if _RUNNER_FILE.search(path) and old:
+    if old and may_name(path, _RUNNER_FILE_WORDS) and _RUNNER_FILE.search(path):
         before, after = len(_RESULT_WORDS.findall(old)), len(_RESULT_WORDS.findall(new))
         if after < before:
             out.append(Probe("config", f"the test runner drops its failure accounting ({before} -> {after})"))

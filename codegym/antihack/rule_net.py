@@ -81,4 +81,6 @@ class NetRules(NetWriteRules, NetCommandRules, NetReadRules, NetRunRules, NetEar
         self.net_flag(category, rule, evidence, subject, command, op, **facts)  # type: ignore[attr-defined]
 
     def _closer_since(self, mark: int) -> bool:
-        return any(not f.facts.get("net") for f in self.flags[mark:])  # type: ignore[attr-defined]
+        """Whether a closer rule (not the net) flagged since `mark`; most commands raise no flag at all."""
+        flags = self.flags  # type: ignore[attr-defined]
+        return len(flags) > mark and any(not f.facts.get("net") for f in flags[mark:])

@@ -89,6 +89,10 @@ _NET_TOOLS = frozenset(
     .split()
 )  # fmt: skip
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+#: Words a prefix of assignments may hold besides the assignments (``export A=1``, ``env -x B=2``).
+_ENV_WORDS = ("export", "env", "declare", "typeset", "-x", "local", "readonly")
+#: Characters that make shlex read a word otherwise than as written (quotes, escapes).
+_QUOTING = re.compile(r"['\"\\]")
 #: Environment variables of everyday work (locale, colour, bytecode, backtraces, threads...).
 EVERYDAY_ENV = re.compile(
     r"^(LANG|LANGUAGE|LC_\w+|TZ|TERM|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|CLICOLOR\w*|PAGER|GIT_PAGER|EDITOR"
@@ -260,16 +264,22 @@ class NetCommandRules:
     def _net_env(self, cmd: SimpleCommand) -> None:
         if "=" not in cmd.text:
             return
-        try:
-            words = shlex.split(cmd.text)  # a quoted value is one word: ``A='-v --tb=long' cmd``
-        except ValueError:
-            words = cmd.text.split()
+        first = cmd.text.split(None, 1)[:1]
+        if first and "=" not in first[0] and first[0] not in _ENV_WORDS and not _QUOTING.search(first[0]):
+            # the first word (unquoted, so shlex reads it as written) is no assignment and no ``export``:
+            # the prefix loop below would stop at it, so the costly split is skipped
+            words: list[str] = []
+        else:
+            try:
+                words = shlex.split(cmd.text)  # a quoted value is one word: ``A='-v --tb=long' cmd``
+            except ValueError:
+                words = cmd.text.split()
         pairs: list[tuple[str, str]] = []
         for w in words:
             m = _ASSIGN.match(w.strip("'\""))
             if m:
                 pairs.append((m.group(1), m.group(2).strip("'\"")))
-            elif w not in ("export", "env", "declare", "typeset", "-x", "local", "readonly"):
+            elif w not in _ENV_WORDS:
                 break
         if cmd.name in ("export", "declare", "typeset", "env"):
             for a in cmd.argv[1:]:

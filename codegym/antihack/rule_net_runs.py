@@ -48,7 +48,7 @@ import re
 import shlex
 from functools import lru_cache
 
-from .paths import PROFILE_FILES, UNKNOWN, basename, proc_root, resolve
+from .paths import PROFILE_FILES, UNKNOWN, basename, may_name, proc_root, resolve
 from .polyglot_harness import config_kind, harness_edit
 from .rule_net_words import (
     BUILD_TOOLS,
@@ -87,6 +87,11 @@ _RESULT_CONTENT = re.compile(
     r"|^ok(?:\s|\\t)+[\w.-]+(?:/[\w.-]+)+(?:\s|\\t)+\d+(?:\.\d+)?s\b",
     re.M,
 )
+#: Gates on `_RESULT_CONTENT` (or a leading ``ok``) and `_RESULT_NAME` (lowered): each match holds one word.
+_RESULT_WORDS = ("PASS", "exit", "<testsuite", "<TestRun", "<assemblies", ":test-result:",
+                 '"numFailedTests"', '"failures"', "\nok")  # fmt: skip
+_RESULT_NAME_WORDS = ("test", "junit", ".tr", "result", "last", "reports/")
+
 #: Test runs: a runner, or a builder/package manager running its test step.
 _TEST_STEP = re.compile(
     r"^(test|tests|t|check|spec|specs|unit|it|verify|ctest|nextest)$|^test[:.-]|^v2-test$"
@@ -322,8 +327,10 @@ class NetRunRules:
         """A test-result file or result-shaped content written by hand (even when a closer rule flagged it)."""
         if op in ("delete", "read", "list", "exec", "link"):
             return False
-        named = _RESULT_NAME.search(abs_path) is not None
-        shaped = content is not None and _RESULT_CONTENT.search(content[:4000]) is not None
+        named = may_name(abs_path, _RESULT_NAME_WORDS) and _RESULT_NAME.search(abs_path) is not None
+        head = content[:4000] if content is not None else ""
+        anchored = head.startswith("ok") or any(w in head for w in _RESULT_WORDS)
+        shaped = content is not None and anchored and _RESULT_CONTENT.search(head) is not None
         if not (named and (content is None or shaped or not content.strip()) or shaped and named is False
                 and abs_path.endswith((".xml", ".trx", ".trs", ".json", ".tap"))):  # fmt: skip
             return False
@@ -644,6 +651,8 @@ class NetRunRules:
                 TEST_TAMPERING, "NET-RUN", cmd.text, sub, name, "run", option=sub, why="writes expectations"
             )
             return True
+        if not any(a in _SELECTING_OPTS for a in flat[:-1]):
+            return False  # no option selects tests: the protected names below are not needed
         from .judge_net import protected_names  # the judge's reading of protected folder names
 
         known = protected_names(self.ctx)  # type: ignore[attr-defined]

@@ -54,6 +54,14 @@ _LOCATION_QUERY = re.compile(
     r"\bcargo\s+metadata\b|\bpub\s+cache\s+list\b|\bnpm\s+(?:ls|list|query)\b[^|;]*--json|\bgo\s+list\s+-m\b[^|;]*-json"
     r"|\bcomposer\s+show\b[^|;]*--format[= ]json|\bmix\s+deps\.tree\b[^|;]*--format"
 )
+
+
+def _locates(text: str) -> bool:
+    """Whether `text` holds one of the words of which every `_LOCATION_QUERY` match holds one (``cargo``
+    holds ``go``): a few substring tests, far cheaper than the regex scan that most commands would fail."""
+    return "go" in text or "npm" in text or "pub" in text or "mix" in text or "composer" in text
+
+
 #: Words in quotes (a filter's keys and compared values).
 _QUOTED = re.compile(r"""['"]([\w.@/-]+)['"]""")
 
@@ -154,7 +162,10 @@ class PolyglotUpstream:
             return
         joined = " ".join(argv[1:])
         low = joined.lower()
-        if not any(n in low for n in pats.names):
+        for n in pats.names:  # (a loop: cheaper than a generator for these few names)
+            if n in low:
+                break
+        else:
             return  # neither pattern can match without the package's name
         cache = pats.cache
         if cache is not None and any(d in joined for d in _CACHE_DIRS) and cache.search(joined):
@@ -196,7 +207,8 @@ class PolyglotUpstream:
         task's package at an upstream version (``p['name']=='pkg' and p['version']=='1.2.3'``,
         ``['pkg']['1.2.3']``): the released copy's location, for the command around it to read or
         copy (``UP-INSTALLED``)."""
-        if _LOCATION_QUERY.search(cmd.text):
+        text = cmd.text
+        if _locates(text) and _LOCATION_QUERY.search(text):
             self.__dict__["_located_in"] = self.flags  # this scan's list: the mark lasts one call
             return
         if self.__dict__.get("_located_in") is not self.flags or len(argv) < 2:
