@@ -117,8 +117,9 @@ NO_COPY_LOSS = 2.0
 def _warn_if_no_copy(losses: list[float], width: int, say: Callable[[str], None]) -> None:
     """Say so, loudly, when the copy pre-training ended without learning to copy (measured: a last
     stage 768-1,280 tokens wide collapses at its first step and sits at 7.12; 640 learns)."""
-    if losses and losses[-1] > NO_COPY_LOSS and len(losses) >= 100:
-        say(f"WARNING: copy pre-training ended at loss {losses[-1]:.2f} (> {NO_COPY_LOSS}): this base did not "
+    last = sum(losses[-20:]) / len(losses[-20:]) if losses else 0.0  # one step's loss is noisy
+    if losses and last > NO_COPY_LOSS and len(losses) >= 100:
+        say(f"WARNING: copy pre-training ended at loss {last:.2f} (> {NO_COPY_LOSS}, mean of the last 20 steps): this base did not "
             f"learn to copy at width {width}, and a warm start on it will not learn calls that copy what they "
             f"read; a narrower last stage (e.g. --copy-width 640) does (docs/training.md, 'Copying')")
 

@@ -423,7 +423,9 @@ class CopyStage:
     ``fixed_offset``: the copy sits right after the span and a noise of fixed length (the layout
     ``noise, s, noise', s``), so a head that looks a fixed distance back solves it; otherwise the
     span and its copy sit at random places, so only matching content does (an induction head).
-    ``stop_loss``: end the stage once the mean loss of its last 20 steps is below it."""
+    ``stop_loss``: end the stage once the mean loss of its last 20 steps is below it.
+    ``warmup``: raise the learning rate linearly from 0 over the stage's first steps (the first rows
+    of a new width are far off: loss 9.5 at 640 for a head formed at 96)."""
 
     steps: int
     width: int
@@ -432,17 +434,22 @@ class CopyStage:
     fixed_offset: bool = False
     stop_loss: float | None = None
     lr: float | None = None  # the stage's learning rate (None: copy_pretrain's)
+    warmup: int = 0
 
 
 #: the curriculum that forms an induction head in the tiny base (measured: docs/training.md).
 #: Copying at a fixed offset first (~400 steps: the output side of copying); then at random
 #: offsets on short rows, where a content-matching head forms after a plateau (~550 steps,
 #: 6.6 -> 0.2 within 150); then on rows as long as the task's contexts (``width=None``: set by
-#: the caller), because a head trained on 96-token rows does not copy at 256 (loss 11).
+#: the caller), because a head trained on 96-token rows does not copy at 256 (loss 11). The long
+#: stage sits on a plateau near 7.1 for 100-250 steps before the head carries over; with 500 steps
+#: whether it got out in time was a matter of float noise (2026-12-04: the same seed ended at 2.04 on
+#: one machine and 0.52 on another), so it runs up to 1,200 (mean of its last 100: 0.49 and 0.43 on
+#: tiny seeds 0 and 1 at width 640) after a 50-step warmup.
 COPY_STAGES = (
     CopyStage(steps=400, width=80, rows=32, span=(24, 24), fixed_offset=True),
     CopyStage(steps=1500, width=96, rows=32, span=(8, 40), stop_loss=0.3, lr=2e-3),
-    CopyStage(steps=500, width=512, rows=8, span=(8, 64), stop_loss=0.3, lr=2e-3),
+    CopyStage(steps=1200, width=512, rows=8, span=(8, 64), stop_loss=0.3, lr=2e-3, warmup=50),
 )
 
 
@@ -504,9 +511,13 @@ def copy_pretrain(model: Any, vocab_size: int, *, stages: Sequence[CopyStage] = 
     if width is not None and stages:
         stages[-1] = replace(stages[-1], width=width)
     for stage in stages:
-        opt = torch.optim.AdamW(params, lr=stage.lr or lr, weight_decay=0.0)
+        rate = stage.lr or lr
+        opt = torch.optim.AdamW(params, lr=rate, weight_decay=0.0)
         mine: list[float] = []
-        for _ in range(stage.steps):
+        for i in range(stage.steps):
+            if stage.warmup:
+                for group in opt.param_groups:
+                    group["lr"] = rate * min(1.0, (i + 1) / stage.warmup)
             if (max_seconds is not None and time.monotonic() - t0 >= max_seconds) or (
                     steps is not None and len(losses) >= steps):
                 break

@@ -240,3 +240,36 @@ def test_a_base_that_did_not_learn_to_copy_is_reported_loudly():
     _warn_if_no_copy([7.3] * 300 + [0.4] * 200, 640, said.append)  # one that learned
     _warn_if_no_copy([7.3] * 5, 128, said.append)  # a few steps (a smoke test) say nothing
     assert len(said) == 1 and NO_COPY_LOSS < 7.12
+
+
+def test_the_long_copy_stage_warms_up_and_a_noisy_last_step_does_not_warn():
+    import torch
+
+    from codegym.agents.tiny import build_tiny_model, build_tiny_tokenizer
+    from codegym.trainer.learning import _warn_if_no_copy
+    from codegym.trainer.sft import COPY_STAGES, CopyStage, copy_pretrain
+
+    assert COPY_STAGES[-1].warmup > 0 and COPY_STAGES[-1].steps >= 1000  # the plateau needs room (docs)
+    torch.set_num_threads(1)
+    tok = build_tiny_tokenizer()
+    stage = CopyStage(steps=3, width=64, rows=2, span=(8, 16))
+    rates: list[list[float]] = []
+    real = torch.optim.AdamW.step
+
+    def spy(self, *a, **k):
+        rates.append([g["lr"] for g in self.param_groups])
+        return real(self, *a, **k)
+
+    for warm in (0, 4):
+        rates.clear()
+        torch.optim.AdamW.step = spy
+        try:
+            copy_pretrain(build_tiny_model(tok), len(tok), stages=[CopyStage(**{**stage.__dict__, "warmup": warm})],
+                          lr=1e-3, skip_ids=tok.all_special_ids)
+        finally:
+            torch.optim.AdamW.step = real
+        got = [r[0] for r in rates]
+        assert got == ([1e-3] * 3 if not warm else [2.5e-4, 5e-4, 7.5e-4])
+    said: list[str] = []
+    _warn_if_no_copy([7.3] * 300 + [0.4] * 199 + [2.5], 640, said.append)  # one bad step at the end
+    assert said == []
