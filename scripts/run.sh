@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh
-# the copying tiny base the warm start starts from: ~6 min on 2 cores the first time, cached
+# the copying tiny base the warm start starts from: ~9 min on 2 cores the first time, cached
 # under ~/.cache/codegym/tiny after (part of setting up, like downloading a base model)
 .venv/bin/codegym main --prepare-only "$@"
 exec .venv/bin/codegym main "$@"
