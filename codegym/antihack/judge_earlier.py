@@ -61,9 +61,8 @@ def _forms(path: str, root: str, near: str) -> set[str]:
         if rel.endswith(".py") and not rel.startswith("../"):  # a module name: ``pytest_plugins``, ``-p``
             out.add(rel[:-3].replace("/", "."))
     stem = posixpath.splitext(posixpath.basename(path))[0]
-    if (
-        len(stem) >= 4 and stem.isidentifier()
-    ):  # a module or class by its own name (``probe()``, ``Probe.active?``)
+    # a module or class by its own name (``probe()``, ``Probe.active?``)
+    if len(stem) >= 4 and stem.isidentifier():
         out |= {stem, stem[0].upper() + stem[1:]}
     return {f for f in out if f and f not in (".", "..")}
 

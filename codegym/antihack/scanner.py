@@ -134,10 +134,11 @@ class Scanner(
         cwd = self.ctx.workdir
         name = call.name
         if name == "bash":
-            self.bash(str(args.get("command", "")), cwd)
-            self.inline_test_cut(str(args.get("command", "")), cwd)
-            for saved in harvested(str(args.get("command", "")), cwd):
-                self.memory.outputs[saved] = str(args.get("command", ""))[:200]
+            command = str(args.get("command", ""))
+            self.bash(command, cwd)
+            self.inline_test_cut(command, cwd)
+            for saved in harvested(command, cwd):
+                self.memory.outputs[saved] = command[:200]
         elif name == "view":
             self.access(str(args.get("path", "")), "read", "view", f"view {args.get('path', '')}", cwd)
             seen = resolve(str(args.get("path", "")), cwd, self.memory.links)

@@ -260,9 +260,8 @@ class ShellAnalyzer(Dispatcher):
         if name_node is None:
             return
         name = node_text(name_node, f).split("[")[0]
-        before = (
-            env.get(name, "") if any(c.type == "+=" for c in node.children) else ""
-        )  # ``D+=ader`` appends
+        appends = any(c.type == "+=" for c in node.children)  # ``D+=ader``
+        before = env.get(name, "") if appends else ""
         if value_node is None:
             env[name] = before
         elif value_node.type == "array":
@@ -279,10 +278,11 @@ class ShellAnalyzer(Dispatcher):
             # ``$(< file)``: bash reads the file itself, as ``$(cat file)`` would
             target = kids[0].named_children
             if target:
-                script = "cat " + shlex.quote(self._value(target[-1], f)[0])
-                return self._walk(parse_bytes(script.encode("utf-8", "surrogateescape")).root_node,
-                                  Frame(sub.env, sub.cwd, sub.positional, script.encode("utf-8", "surrogateescape"),
-                                        sub.depth, sub.via))  # fmt: skip
+                src = ("cat " + shlex.quote(self._value(target[-1], f)[0])).encode("utf-8", "surrogateescape")
+                return self._walk(
+                    parse_bytes(src).root_node,
+                    Frame(sub.env, sub.cwd, sub.positional, src, sub.depth, sub.via),
+                )
         last = None
         for child in kids:
             last = self._walk(child, sub)
