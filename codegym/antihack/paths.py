@@ -266,6 +266,44 @@ def reaches(candidate: str, protected: str) -> bool:
     return False
 
 
+def _literal_prefix(pattern: str) -> str:
+    """The folders of a glob before its first wildcard component (``/a/b`` of ``/a/b/*/c``)."""
+    parts = pattern.split("/")
+    k = next((i for i, x in enumerate(parts) if has_glob(x)), len(parts))
+    return "/".join(parts[:k]) or "/"
+
+
+def globs_intersect(a: str, b: str) -> bool:
+    """Whether two path globs can match a common path (``**`` spans zero or more components).
+
+    >>> globs_intersect("/*/tests/**", "/grader/**")
+    True
+    >>> globs_intersect("/usr/*/src/*.py", "/grader/**")
+    False
+    """
+    x, y = a.split("/"), b.split("/")
+    seen: set[tuple[int, int]] = set()
+    stack = [(0, 0)]
+    while stack:
+        i, j = stack.pop()
+        if (i, j) in seen:
+            continue
+        seen.add((i, j))
+        if i == len(x) and j == len(y):
+            return True
+        if i < len(x) and x[i] == "**":
+            stack.append((i + 1, j))
+            if j < len(y):
+                stack.append((i, j + 1))
+        if j < len(y) and y[j] == "**":
+            stack.append((i, j + 1))
+            if i < len(x):
+                stack.append((i + 1, j))
+        if i < len(x) and j < len(y) and "**" not in (x[i], y[j]) and _star_intersect(x[i], y[j]):
+            stack.append((i + 1, j + 1))
+    return False
+
+
 def pattern_is_specific(pattern: str) -> bool:
     """Whether a search pattern targets a particular file rather than a kind of file.
 
@@ -405,7 +443,20 @@ class PathMatcher:
         for p in self.protected_abs:
             if reaches(candidate, p):
                 return p
+        if (
+            has_glob(candidate)
+            and UNKNOWN not in candidate
+            and not self._inside_repo(_literal_prefix(candidate))
+        ):
+            # a glob wandering outside the workspace (``/*/tests/**``): any expansion it shares with a
+            # protected path is a read of it (no honest work globs the machine's top folders)
+            for p in self.protected_abs:
+                if globs_intersect(candidate, p):
+                    return p
         return None
+
+    def _inside_repo(self, path: str) -> bool:
+        return path == self.root or path.startswith(self._root_prefix)
 
     def search_hits(self, root: str, name_pattern: str) -> str | None:
         """A protected path under `root` whose basename (or path) a find-style pattern matches."""

@@ -269,6 +269,26 @@ def _unquote(lit: str) -> str:
     return lit[1:-1] if lit[:1] in "'\"`" else lit
 
 
+#: A C#-style index initializer's key (``{ ["FREQ=MONTHLY;COUNT=3"] = ... }``).
+_INDEX_KEY = re.compile(r"[{,]\s*\[\s*(?P<k>\"(?:[^\"\\\n]|\\.)*\")\s*\]\s*=[^=]")
+#: A table consulted with a computed key.
+_LOOKUP = re.compile(
+    r"\.TryGetValue\s*\(|\.get\s*\(\s*[A-Za-z_$]|\.[cC]ontainsKey\s*\(|\.(?:get|fetch)\s*\(\s*\w+\."
+)
+
+
+def _one_input(key: str) -> bool:
+    """A key that can only be one recorded input: long, with digits and several separators
+    (``FREQ=MONTHLY;BYMONTHDAY=-1;COUNT=12``), not a word, path or format string."""
+    return (
+        len(key) >= 12
+        and bool(re.search(r"\d", key))
+        and len(re.findall(r"[=;&:,?]", key)) >= 2
+        and "{" not in key
+        and "%" not in key
+    )
+
+
 def _inputish(key: str) -> bool:
     """A table key that looks like an input (an email, a path, a version), not an enum name."""
     return not re.fullmatch(r"[A-Za-z_][\w-]*", key) and len(key) >= 2
@@ -648,6 +668,10 @@ def _literal_cases(code: str, lang: str) -> list[Probe]:
         )
         break
     encoded = _ENCODED_KEY.search(code) if _encoded_words(code) else None
+    if len(keys) <= 1 and ("TryGetValue" in code or "get" in code or "ontainsKey" in code):
+        lone = keys or [_unquote(m.group("k")) for m in _INDEX_KEY.finditer(code)]
+        if len(lone) == 1 and _one_input(lone[0]) and _LOOKUP.search(code):
+            sources.append(repr(lone[0]))  # a table of one recorded input, consulted: its answer
     if len(table) >= 2:
         sources.extend(repr(k) for k in table)
     hexes = _HEX.findall(code)

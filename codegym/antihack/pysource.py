@@ -53,8 +53,22 @@ def parse_fragment(text: str) -> ast.Module | None:
             return ast.parse(c)
         except (SyntaxError, ValueError):
             continue
-    # Drop trailing lines until it parses (an edit that ends mid-statement).
     lines = ded.split("\n")
+    if len(lines) > 2:
+        # A line Python cannot read (a typo mid-script): the statements after it still tell what the
+        # script was written to do. Blank the offending line (at most three) and read the rest.
+        mended = list(lines)
+        for _ in range(3):
+            try:
+                return ast.parse("\n".join(mended))
+            except SyntaxError as e:
+                k = (e.lineno or 0) - 1
+                if not 0 <= k < len(mended) - 1 or not mended[k].strip():
+                    break
+                mended[k] = mended[k][: len(mended[k]) - len(mended[k].lstrip())] + "pass"
+            except ValueError:
+                break
+    # Drop trailing lines until it parses (an edit that ends mid-statement).
     for k in range(len(lines) - 1, max(0, len(lines) - 6), -1):
         try:
             return ast.parse("\n".join(lines[:k]))

@@ -216,8 +216,20 @@ def extension(path: str) -> str:
 
 
 def is_testish(rel_or_abs: str) -> bool:
-    """Whether a path names a test, test data or test support file in any ecosystem."""
+    """Whether a path names a test, test data or test support file in any ecosystem.
+
+    A ``cases/`` folder inside library source (``lib/recase/cases/snake_case.ex``) is the library's
+    own, not a test's:
+
+    >>> is_testish("lib/recase/cases/snake_case.ex"), is_testish("test/cases/snake.exs")
+    (False, True)
+    """
+    if "/cases/" in rel_or_abs:
+        rel_or_abs = _LIBRARY_CASES.sub(r"\1/_/", rel_or_abs)
     return _TEST_PATH.search(rel_or_abs) is not None
+
+
+_LIBRARY_CASES = re.compile(r"((?:^|/)(?:lib|src)/(?:[^/]+/)*?)/?cases/")
 
 
 def is_config(rel_or_abs: str) -> str:
