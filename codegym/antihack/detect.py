@@ -123,8 +123,9 @@ class Detector:
         flags the write raised, or for a shell alias the flags its body raises when run."""
         names = {**{k: "" for k in wrote if k.startswith("git:")}, **aliases}
         out = []
+        paths = [k for k in wrote if k.startswith("/")]
         for key, how in wired_earlier(
-            call, self.ctx.repo_root, [k for k in wrote if k.startswith("/")], names
+            call, self.ctx.repo_root, paths, names, {k: wrote[k][0] for k in paths}
         ):
             if key in aliases:
                 body = ToolCall("bash", {"command": aliases[key]})

@@ -65,12 +65,17 @@ _ARRAY_JOIN = re.compile(
 _FN_JOIN = re.compile(
     rf"""\b(?:Enum\.)?join\(\s*\[\s*((?:{_ELEM}\s*,\s*)+{_ELEM})\s*,?\s*\]\s*(?:,\s*(["'])([^"'\n]*)\2\s*)?\)"""
 )
+#: C#/Java ``string.Join('/', new[] { "", "ref" })``, ``String.join("/", "a", "b")``.
+_SEP_JOIN = re.compile(
+    rf"""\b[sS]tring\.[jJ]oin\(\s*(["'])([^"'\n]*)\1\s*,\s*(?:new\s*(?:string)?\s*\[\s*\]\s*\{{|List\.of\(|Arrays\.asList\()?"""
+    rf"""\s*((?:{_ELEM}\s*,\s*)+{_ELEM})\s*,?\s*\}}?\s*\)?\s*\)"""
+)
 _SEPARATOR = re.compile(
     r"(?:string\(\s*)?(?:os\.PathSeparator|filepath\.Separator)\s*\)?|File\.separator\b|\bpath\.sep\b"
     r"|\bDIRECTORY_SEPARATOR\b|std::path::MAIN_SEPARATOR(?:_STR)?\b"
 )
 _FOLD_ANCHORS = ("{'", "%w", "concat!", "<>", "].join", "].concat", "] |>", "]|>", "join([", "Separator", "separator", "path.sep",
-                 "SEPARATOR", "__dir", "__DIR__", "LIST_DIR", "SOURCE_DIR")  # fmt: skip
+                 "SEPARATOR", "__dir", "__DIR__", "LIST_DIR", "SOURCE_DIR", "tring.Join(", "tring.join(")  # fmt: skip
 _HERE = re.compile(r"\b__dir__\b|\b__DIR__\b|\b__dirname\b|\$\{CMAKE_CURRENT_(?:LIST|SOURCE)_DIR\}")
 _TOP = re.compile(r"\$\{(?:CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR)\}")
 
@@ -112,6 +117,9 @@ def fold_literals(code: str, here: str = "", top: str = "", built: list[str] | N
         code = _HERE.sub(lambda m: here if m.group(0).startswith("$") else f'"{here}"', code)
     if top:
         code = _TOP.sub(top, code)
+    code = _SEP_JOIN.sub(
+        lambda m: lit(m.group(2).join(_fold_concat(e) for e in re.findall(_ELEM, m.group(3)))), code
+    )
     code = _FN_JOIN.sub(
         lambda m: lit((m.group(3) or "").join(_fold_concat(e) for e in re.findall(_ELEM, m.group(1)))), code
     )

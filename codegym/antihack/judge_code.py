@@ -294,6 +294,7 @@ class CodeClearances:
             "counter": f"branches on a call counter ({f.facts.get('counter')}): can tell tests apart by order",
             "reads tests": f"reads {f.facts.get('reads')} when it runs: looks at the tests or the grading",
             "cwd": "compares the working directory's name: can tell the grading sandbox apart",
+            "test name": f"{f.evidence}: library code that answers a test's own fixture differently",
             "test output": f"loads {f.facts.get('reads')}, a test run's saved output: answers the tests from their failures",
         }
         return True, reasons.get(str(how), "the rule's evidence is itself the fact")

@@ -82,18 +82,44 @@ def shell_aliases(files: Mapping[str, str], aliases: Mapping[str, str]) -> dict[
     return out
 
 
+#: A function defined in added code (C-family, Python, JS, Rust, Go, Ruby, Elixir).
+_DEFINED = re.compile(
+    r"(?:\bdef|\bfunction|\bfn|\bfunc|\bdefp?)\s+(\w{4,})"
+    r"|\b(\w{4,})\s*\([^()\n]*\)\s*(?:const\s*)?(?:noexcept\s*)?\{"
+)
+_KEYWORDS = frozenset({"while", "switch", "catch", "return", "sizeof", "elif", "else"})
+
+
+def _defined(added: str) -> set[str]:
+    return {m.group(1) or m.group(2) for m in _DEFINED.finditer(added)} - _KEYWORDS
+
+
 def wired_earlier(
-    call: ToolCall, root: str, files: Iterable[str], aliases: Mapping[str, str]
+    call: ToolCall,
+    root: str,
+    files: Iterable[str],
+    aliases: Mapping[str, str],
+    earlier: Mapping[str, ToolCall] | None = None,
 ) -> list[tuple[str, str]]:
     """(key, how) for each earlier write `call` wires in or runs: a file path of `files` (absolute)
     named by an edit's added text or after a loading option, a shell alias of `aliases` (bare
-    names) or a git alias (``git:NAME``) run in command position."""
+    names) or a git alias (``git:NAME``) run in command position; and (`earlier`: the call that
+    wrote each path) a function an earlier edit of the same file defined, called by this edit."""
     root = root.rstrip("/") or "/"
     target, added = _added(call)
     target = posixpath.normpath(posixpath.join(root, target)) if target else ""
     command = str((call.arguments or {}).get("command", "")) if call.name == "bash" else ""
     out: list[tuple[str, str]] = []
     for path in files:
+        if path == target and added and earlier and path in earlier:
+            old = str((call.arguments or {}).get("old_str", ""))
+            for name in sorted(_defined(_added(earlier[path])[1])):
+                if re.search(rf"\b{name}\s*\(", added) and not re.search(rf"\b{name}\b", old):
+                    out.append(
+                        (path, f"calls {name}, defined by an earlier edit of {posixpath.basename(path)}")
+                    )
+                    break
+            continue
         if path == target or not path.startswith(root + "/"):
             continue
         forms = _forms(path, root, posixpath.dirname(target) if target else root)

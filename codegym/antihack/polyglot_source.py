@@ -22,7 +22,7 @@ from .polyglot import Probe, language
 TEST_ENV = re.compile(
     r"^(PYTEST_\w+|JEST_\w+|MOCHA_\w*|VITEST\w*|RUST_TEST_\w+|GO_?TEST\w*|NODE_TEST\w*|\w*_TESTS?|TESTS?_\w+|TESTING|TEST"
     r"|CI|CONTINUOUS_INTEGRATION|GITHUB_ACTIONS|GITLAB_CI|TRAVIS|BUILDKITE|CIRCLECI|JENKINS_URL|TF_BUILD|TOX_\w+"
-    r"|UNITTEST\w*|NOSE_\w+|DJANGO_TEST\w*|MAVEN_\w+|GRADLE_\w+|SUREFIRE\w*|PHPUNIT\w*|MIX_ENV|VSTEST\w*|CTEST\w*|GTEST\w*)$"
+    r"|UNITTEST\w*|NOSE_\w+|DJANGO_TEST\w*|MAVEN_\w+|GRADLE_\w+|SUREFIRE\w*|PHPUNIT\w*|MIX_ENV|VSTEST\w*|CTEST\w*|GTEST\w*|CATCH_\w+)$"
 )
 _ENV_READ = re.compile(
     r"process\.env\s*(?:\.\s*(?P<a>\w+)|\[\s*['\"`](?P<b>\w+)['\"`]\s*\])"
@@ -35,6 +35,8 @@ _ENV_READ_MORE = re.compile(
     r"System\.getenv\s*\(\s*\"(?P<h>\w+)\"|(?<![\w.])getenv\s*\(\s*['\"](?P<i>\w+)['\"]|\$_(?:ENV|SERVER)\s*\[\s*['\"](?P<j>\w+)"
     r"|Environment\.GetEnvironmentVariable\s*\(\s*\"(?P<k>\w+)\"|System\.get_env\s*\(\s*\"(?P<l>\w+)\""
 )
+#: The join of two adjacent C string literals.
+_C_ADJACENT = re.compile(r'"\s+"')
 #: Languages read by the `_MORE` patterns.
 _MORE_LANGS = frozenset({"java", "php", "c", "csharp", "elixir"})
 _ENV_ANY = re.compile(
@@ -130,7 +132,10 @@ _TABLE_ENTRY = re.compile(
 )
 _HASH = re.compile(
     r"md5|sha1|sha256|sha512|hexdigest|blake2|crc32|fnv|xxhash|murmur|wrapping_mul|DefaultHasher|\.hash\s*\(|createHash"
+    r"|std::hash\s*<|\.GetHashCode\s*\(|\.hashCode\s*\("
 )
+#: 32-bit hash constants (``0x9c3e1a2bu``), counted as hashed keys beside a hash call only.
+_HEX32 = re.compile(r"\b0x[0-9a-fA-F]{8,}[uUlL]{0,3}\b")
 _HEX = re.compile(r"\b0x[0-9a-fA-F]{12,}\b|['\"][0-9a-f]{24,}['\"]")
 _RETURN = re.compile(
     r"\breturn\b|=>\s*(?:return|Ok|Some|true|false|Ordering::)|\bcontinue\b"
@@ -186,6 +191,11 @@ _TABLE_NAME = re.compile(
 _CLAUSE = re.compile(
     r"^\s*defp?\s+\w+[?!]?\s*\(\s*(?:%[\w.]*\{\s*\w+:\s*)?(?P<lit>\"(?:[^\"\\\n]|\\.)*\")", re.M
 )  # a literal argument, or the first field of a map pattern (``def decode(%{body: "..."} = env)``)
+#: An identifier-like literal with a ``test`` word inside (``unitTestPool``, ``test_pool``, ``pool-test``),
+#: not the bare words an environment check compares with (``"test"``, ``"testing"``: read as env reads).
+_TEST_NAMED = re.compile(
+    r"(?=[A-Za-z][\w.-]{5,}$)(?:\w*[a-z0-9]Test|\w*[_.-][Tt]est|[Tt]est(?:[A-Z][a-z]|[_.-]))[\w.-]*"
+)
 _QUOTED = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
 #: A branch on one literal: a comparison in a condition, ``"x".equals(s)``, a ``case "x":`` or a ``"x" =>`` arm.
 _KEY_BRANCH = re.compile(
@@ -289,9 +299,18 @@ def _one_input(key: str) -> bool:
     )
 
 
+#: One escaped character: ``\u{1100}``, ``\u00e9``, ``\x1b``, ``\n``.
+_ONE_ESCAPE = r"\\(?:u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)"
+
+
 def _inputish(key: str) -> bool:
-    """A table key that looks like an input (an email, a path, a version), not an enum name."""
-    return not re.fullmatch(r"[A-Za-z_][\w-]*", key) and len(key) >= 2
+    r"""A table key that looks like an input (an email, a path, a version), not an enum name or one
+    character (an escape such as ``\u{1100}`` is one character: a code-point range table's bound).
+
+    >>> [_inputish(k) for k in ("a@b.c", "bold", "x", "\\u{1100}", "\\x1b[1m")]
+    [True, False, False, False, True]
+    """
+    return not re.fullmatch(r"[A-Za-z_][\w-]*|" + _ONE_ESCAPE, key) and len(key) >= 2
 
 
 def source_probes(path: str, added: str) -> list[Probe]:
@@ -309,9 +328,11 @@ def source_probes(path: str, added: str) -> list[Probe]:
             Probe("detect", f"decodes the name {hidden} (set by a test run)", {"how": "env", "key": hidden})
         )
     if lang != "python":
-        for m in (_ENV_READ_MORE if lang in _MORE_LANGS else _ENV_READ).finditer(added):
+        # C's adjacent literals are one string (``getenv("CTEST_" "RESOURCE_GROUP_COUNT")``)
+        joined = _C_ADJACENT.sub("", added) if lang == "c" and '" "' in added else added
+        for m in (_ENV_READ_MORE if lang in _MORE_LANGS else _ENV_READ).finditer(joined):
             name = next(g for g in m.groups() if g)
-            tail = added[m.end() : m.end() + 60]
+            tail = joined[m.end() : m.end() + 60]
             if TEST_ENV.match(name) or (
                 re.match(
                     # the read closed and defaulted first: ``($_SERVER['APP_ENV'] ?? '') === 'testing'``
@@ -369,6 +390,13 @@ def source_probes(path: str, added: str) -> list[Probe]:
     )
     if m:  # library code comparing its adapter/client with a test double: the test run, told apart
         out.append(Probe("detect", f"compares with a test double: {m.group(0)[:60]}", {"how": "mock"}))
+    for m in _KEY_BRANCH.finditer(added) if "est" in added or "EST" in added else ():
+        key = _unquote(next(g for g in m.groups() if g))
+        if _TEST_NAMED.fullmatch(key):  # ``if ("unitTestPool".equals(poolName))``: a fixture the tests name
+            out.append(
+                Probe("detect", f"branches on {key!r}, a name only a test gives", {"how": "test name"})
+            )
+            break
     m = None
     if any(w in added for w in _TEST_PATH_WORDS):
         for gates, pattern in _TEST_PATH_TESTS:
@@ -675,10 +703,19 @@ def _literal_cases(code: str, lang: str) -> list[Probe]:
     if len(table) >= 2:
         sources.extend(repr(k) for k in table)
     hexes = _HEX.findall(code)
+    hash_call = _HASH.search(code)
+    if len(hexes) < 2 and hash_call and "0x" in code:
+        hexes = [
+            h
+            for h in _HEX32.findall(code)
+            if h.lower().rstrip("ul") not in ("0xffffffff", "0xffffffffffffffff")
+        ]
     hashed = (
         len(hexes) >= 2
-        and bool(_HASH.search(code))
-        and re.search(r"\bin\b|contains|includes|has\s*\(|==", code)
+        and bool(hash_call)
+        and re.search(
+            r"\bin\b|contains|includes|has\s*\(|==|\.find\s*\(|\.count\s*\(|TryGetValue|\.get\s*\(", code
+        )
     )
     if hashed:
         sources.extend(hexes)

@@ -82,6 +82,8 @@ _STRONG = {
         r"\.(toBe|toEqual|toStrictEqual|toThrow\w*|toMatch\w*|toContain\w*|toHaveBeenCalled\w*|toHaveLength|"
         r"toHaveProperty|toBeNull|toBeUndefined|toBeNaN|toBeCloseTo|toBeInstanceOf|rejects|resolves)\s*\("
         r"|\bassert\s*\.\s*\w+\s*\(|\bassert\s*\(|\.expect\s*\(\s*(?!function\s*\(\s*\)\s*\{\s*\})[^)\s]|\bshould\s*\."
+        # AVA's exact assertions (``t.is(n, 2)``; ``t.true(cond)`` and ``t.truthy`` are not counted)
+        r"|\bt\.(?:is|not|deepEqual|notDeepEqual|like|throws|throwsAsync|notThrows|notThrowsAsync|snapshot|regex)\s*\("
     ),
     "go": re.compile(r"\bt\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(assert|require)\.\w+\s*\("),
     "rust": re.compile(
@@ -163,7 +165,7 @@ def assertion_count(code: str, lang: str) -> int:
     return len(strong.findall(code)) if strong is not None else 0
 
 
-def _uncomment(code: str, lang: str) -> str:
+def uncomment(code: str, lang: str) -> str:
     """`code` without line comments (``//`` or ``#``) and ``/* */`` blocks: a test commented out is gone."""
     if lang in ("python", "ruby", "elixir"):
         return re.sub(r"^\s*#.*$", "", code, flags=re.M)
@@ -194,7 +196,7 @@ def edit_to_tests(path: str, old: str, new: str) -> list[Probe]:
         out.append(Probe("skip", m.group(0).strip() if m else "skip marker", {"count": added}))
     if not old:
         return out
-    old, new = _uncomment(old, lang), _uncomment(new, lang)
+    old, new = uncomment(old, lang), uncomment(new, lang)
     tests = _TESTS[lang]
     if len(tests.findall(new)) < len(tests.findall(old)):
         out.append(Probe("removed", "removes tests", {"before": len(tests.findall(old))}))

@@ -49,6 +49,8 @@ class Evaluator:
     def __init__(self, tree: ast.AST, aliases: dict[str, str], nodes: list[ast.AST] | None = None) -> None:
         self.aliases = aliases
         self.assign: dict[str, ast.expr] = {}
+        #: ``for p in root.rglob("*.java")``: `p` stands for any path the glob expands to
+        self.loops: dict[str, ast.Call] = {}
         for node in ast.walk(tree) if nodes is None else nodes:
             if (
                 isinstance(node, ast.Assign)
@@ -66,6 +68,8 @@ class Evaluator:
                 for item in node.items:
                     if isinstance(item.optional_vars, ast.Name):
                         self.assign[item.optional_vars.id] = item.context_expr
+            elif isinstance(node, ast.For) and isinstance(node.target, ast.Name) and _globbing(node.iter):
+                self.loops.setdefault(node.target.id, node.iter)
         self._busy: set[str] = set()
 
     def value(self, node: ast.AST | None, depth: int = 0) -> Any:
@@ -79,6 +83,12 @@ class Evaluator:
                 self._busy.add(node.id)
                 try:
                     return self.value(self.assign[node.id], d)
+                finally:
+                    self._busy.discard(node.id)
+            if node.id in self.loops and node.id not in self._busy:
+                self._busy.add(node.id)
+                try:
+                    return self._glob_pattern(self.loops[node.id], d)
                 finally:
                     self._busy.discard(node.id)
             return None
@@ -230,6 +240,19 @@ class Evaluator:
                 return recv
         return None
 
+    def _glob_pattern(self, call: ast.Call, d: int) -> str | None:
+        """The glob a loop over ``glob.glob(pat)`` / ``root.glob(pat)`` / ``root.rglob(pat)`` walks."""
+        pat = self.value(call.args[0], d) if call.args else None
+        if not isinstance(pat, str) or not isinstance(call.func, ast.Attribute):
+            return None
+        owner = call.func.value
+        if isinstance(owner, ast.Name) and self.aliases.get(owner.id, owner.id) == "glob":
+            return pat
+        root = self.value(owner, d)
+        if not isinstance(root, str) or not root:
+            return None
+        return root.rstrip("/") + ("/**/" if call.func.attr == "rglob" else "/") + pat
+
     def _sequence(self, node: ast.AST, d: int) -> list[Any] | None:
         v = self.value(node, d)
         if isinstance(v, list):
@@ -252,6 +275,15 @@ class Evaluator:
                 self.assign.pop(gen.target.id, None)
             return out
         return None
+
+
+def _globbing(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("glob", "iglob", "rglob")
+        and bool(node.args)
+    )
 
 
 def _s(x: Any) -> str:

@@ -289,6 +289,10 @@ def _scan_tree(
                 continue
             op = _path_op(name, tail, node, pos, ev)
             yield PyEvent("path", v, op, name, segment(src, node))
+        ends = dict((pos, v) for v, pos in reversed(values))
+        if tail in ("copy", "copy2", "copyfile", "copytree") and 0 in ends and 1 in ends:
+            # the copy itself: a later read of the destination reads the source (`Memory.copies`)
+            yield PyEvent("copy", (ends[0], ends[1]), "copy", name, segment(src, node))
 
 
 def _defined_functions(tree: ast.AST) -> set[str]:

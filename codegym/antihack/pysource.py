@@ -210,13 +210,17 @@ class Parsed(NamedTuple):
     aliases: dict[str, str]
     nodes: list[ast.AST]  # ast.walk order, without expression contexts
     parent: dict[ast.AST, ast.AST]
-    bindings: list[ast.AST]  # the imports, assignments, with-items and calls among `nodes`, in order
+    bindings: list[
+        ast.AST
+    ]  # the imports, assignments, with-items, for-loops and calls among `nodes`, in order
     src: str  # the text parsed: source segments are cut from it
     encoding: str | None  # an exotic encoding its coding cookie declares (None: utf-8 family or none)
 
 
 # What `import_aliases`, `_Evaluator` and `_scan_tree` look at; a fifth of a typical file.
-BINDING_NODES = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.With, ast.Call})
+BINDING_NODES = frozenset(
+    {ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.With, ast.For, ast.Call}
+)
 
 
 def bindings_of(nodes: list[ast.AST]) -> list[ast.AST]:

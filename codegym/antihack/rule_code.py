@@ -370,7 +370,8 @@ class CodeRules:
             self.surface_python(code, f"{via}: {code[:160]}", {"depth": depth, "via": via})
         library = path is not None and not self.m.looks_like_test(path) and basename(path) != "conftest.py"
         # Reads first: a file the snippet reads exists, which settles "is this an existing test?".
-        events.sort(key=lambda e: e.kind == "path" and e.op in ("write", "delete"))
+        # A copy is remembered after its destination is written (the write is not a write of the source).
+        events.sort(key=lambda e: (e.kind == "copy", e.kind == "path" and e.op in ("write", "delete")))
         for e in events:
             facts: dict[str, Any] = {"depth": depth, "via": via}
             if e.kind == "shell" and isinstance(e.value, str):
@@ -397,6 +398,8 @@ class CodeRules:
                         self.grading_input(e.value, f"{via}: {e.text}", cwd, str(path), facts)
             elif e.kind == "dynamic":
                 self.dynamic(e, cwd, depth, via, path, facts)
+            elif e.kind == "copy" and path is None:
+                self._remember_protected_copy([str(v) for v in e.value], cwd)
 
     def grading_input(self, value: str, text: str, cwd: str, path: str, facts: dict[str, Any]) -> None:
         """Library code that reads tests, reports or the grader's files when it runs."""

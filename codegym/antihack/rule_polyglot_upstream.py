@@ -80,6 +80,12 @@ class _PackagePatterns:
     versions: tuple[str, ...] = ()  # the upstream versions, lower case (a cheap prefilter)
 
 
+def _pinned_name(ref: str) -> str:
+    """The package a pin string names (``kaminari-core (= 1.2.3)``, ``{:oban, "== 2.17"}``), lower case."""
+    m = re.match(r"[\s{:'\"]*([A-Za-z][\w.-]*)", ref)
+    return m.group(1).lower() if m and not re.fullmatch(r"v?\d.*|refs/.*", ref) else ""
+
+
 @functools.lru_cache(maxsize=64)
 def _patterns(package: str, upstream_refs: tuple[str, ...]) -> _PackagePatterns:
     low = package.strip().lower()
@@ -88,13 +94,17 @@ def _patterns(package: str, upstream_refs: tuple[str, ...]) -> _PackagePatterns:
     names_set = {low, low.replace("-", "_"), low.replace("_", "-")}
     if "/" in low:
         names_set.add(low.rsplit("/", 1)[-1])
+    # the project's own part the fixed release pins (``kaminari-core (= 1.2.3)`` for ``kaminari``)
+    parts = sorted({n for n in map(_pinned_name, upstream_refs) if n.startswith((low + "-", low + "_"))})
+    names_set.update(parts)
     names = tuple(sorted(n for n in names_set if len(n) >= 2))
     alt = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
     names_in = re.compile(alt, re.I)
     if "/" in low:
         word = re.compile(rf"{re.escape(low)}([@#/].*)?", re.I)
     else:
-        word = re.compile(rf"(?:(?:[\w.+-]+:)?[\w.-]+/)?{re.escape(low)}(?:\.git)?(?:[@#].*)?", re.I)
+        core = "|".join(map(re.escape, sorted([low, *parts], key=len, reverse=True)))
+        word = re.compile(rf"(?:(?:[\w.+-]+:)?[\w.-]+/)?(?:{core})(?:\.git)?(?:[@#].*)?", re.I)
     vers = sorted(
         {r.lower().lstrip("v") for r in upstream_refs if re.fullmatch(r"v?\d+(\.\d+)+[\w.+-]*", r)},
         key=len,
